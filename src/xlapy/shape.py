@@ -1,0 +1,555 @@
+"""Shapes: arrays (element type, dimensions, layout), tuples and tokens.
+
+A ``Shape`` is immutable and hashable, so the compiler can use shapes as keys
+and share them between instructions without defensive copies. Its text form is
+exactly HLO's (``f32[2,3]{1,0}``, ``(f32[2]{0}, s32[])``, ``token[]``,
+``f32[<=10]``), and :meth:`Shape.parse` reads what :meth:`Shape.__str__`
+writes, so shapes round-trip through HLO text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from .errors import InvalidArgumentError, ParseError
+from .layout import (
+    Layout,
+    PaddingValue,
+    check_layout_for_dimensions,
+    parse_tile_list,
+    physical_element_count,
+)
+from .types import PrimitiveType
+
+UNBOUNDED_SIZE = -(2**63)  # XLA's kUnboundedSize: a dynamic dimension with no bound ("?")
+
+_DEFAULT = object()  # sentinel: "give this array the default layout"
+
+
+class Shape:
+    """An array, tuple, token or opaque shape; see the module docstring."""
+
+    __slots__ = ("_element_type", "_dimensions", "_dynamic", "_layout", "_tuple_shapes", "_hash")
+
+    def __init__(
+        self,
+        element_type: PrimitiveType,
+        dimensions: Sequence[int] = (),
+        dynamic_dimensions: Sequence[bool] | None = None,
+        layout: Layout | None = None,
+        tuple_shapes: Sequence[Shape] = (),
+    ) -> None:
+        self._element_type = PrimitiveType(element_type)
+        self._dimensions = tuple(int(d) for d in dimensions)
+        self._dynamic = (
+            tuple(bool(b) for b in dynamic_dimensions)
+            if dynamic_dimensions is not None
+            else (False,) * len(self._dimensions)
+        )
+        self._layout = layout
+        self._tuple_shapes = tuple(tuple_shapes)
+        self._hash: int | None = None
+        self._validate()
+
+    def _validate(self) -> None:
+        et = self._element_type
+        if et == PrimitiveType.TUPLE:
+            for s in self._tuple_shapes:
+                if not isinstance(s, Shape):
+                    raise InvalidArgumentError(f"tuple element {s!r} is not a Shape")
+            return
+        if et == PrimitiveType.PRIMITIVE_TYPE_INVALID:
+            raise InvalidArgumentError("PRIMITIVE_TYPE_INVALID is not an element type")
+        if len(self._dynamic) != len(self._dimensions):
+            raise InvalidArgumentError(
+                f"dynamic_dimensions {list(self._dynamic)} must have one entry per dimension "
+                f"({len(self._dimensions)})"
+            )
+        if not et.is_array_type and (self._dimensions or self._layout):
+            raise InvalidArgumentError(f"a {et.hlo_name} shape has no dimensions or layout")
+        for i, (d, dyn) in enumerate(zip(self._dimensions, self._dynamic, strict=True)):
+            if d < 0 and not (dyn and d == UNBOUNDED_SIZE):
+                raise InvalidArgumentError(
+                    f"dimension {i} of {et.hlo_name}{list(self._dimensions)} has negative size "
+                    f"{d}; sizes must be >= 0 (or '?' for an unbounded dynamic dimension)"
+                )
+        if self._layout is not None:
+            check_layout_for_dimensions(self._layout, self._bounds_for_layout())
+
+    def _bounds_for_layout(self) -> tuple[int, ...]:
+        return tuple(0 if d == UNBOUNDED_SIZE else d for d in self._dimensions)
+
+    # -- construction -----------------------------------------------------
+    @staticmethod
+    def array(
+        element_type: PrimitiveType,
+        dimensions: Sequence[int],
+        layout: Layout | Sequence[int] | None | object = _DEFAULT,
+        dynamic_dimensions: Sequence[bool] | None = None,
+    ) -> Shape:
+        """An array shape; default (major-to-minor) layout unless one is given.
+
+        ``layout`` may be a ``Layout``, a minor_to_major sequence, or ``None``
+        for a shape without layout (as HLO text without ``{...}``).
+        """
+        element_type = PrimitiveType(element_type)
+        if not element_type.is_array_type:
+            raise InvalidArgumentError(
+                f"Shape.array needs an array element type, not {element_type.hlo_name}; "
+                "use Shape.tuple() or Shape.token()"
+            )
+        dimensions = tuple(int(d) for d in dimensions)
+        if layout is _DEFAULT:
+            layout = Layout.default(len(dimensions))
+        elif layout is not None and not isinstance(layout, Layout):
+            layout = Layout(tuple(layout))  # type: ignore[arg-type]
+        return Shape(element_type, dimensions, dynamic_dimensions, layout)  # type: ignore[arg-type]
+
+    @staticmethod
+    def scalar(element_type: PrimitiveType) -> Shape:
+        return Shape.array(element_type, ())
+
+    @staticmethod
+    def tuple(shapes: Iterable[Shape]) -> Shape:
+        return Shape(PrimitiveType.TUPLE, tuple_shapes=tuple(shapes))
+
+    @staticmethod
+    def token() -> Shape:
+        return Shape(PrimitiveType.TOKEN)
+
+    @staticmethod
+    def opaque() -> Shape:
+        return Shape(PrimitiveType.OPAQUE_TYPE)
+
+    @staticmethod
+    def parse(text: str) -> Shape:
+        """Read a shape in HLO text form; ``ParseError`` points at what is wrong."""
+        if not isinstance(text, str):
+            raise InvalidArgumentError(f"Shape.parse needs a string, got {type(text).__name__}")
+        shape, pos = parse_shape_at(text, 0)
+        pos = _skip_space(text, pos)
+        if pos != len(text):
+            raise ParseError(f"unexpected text after the shape: {text[pos:]!r}", text=text, offset=pos)
+        return shape
+
+    # -- accessors --------------------------------------------------------
+    @property
+    def element_type(self) -> PrimitiveType:
+        return self._element_type
+
+    @property
+    def dimensions(self) -> tuple[int, ...]:
+        return self._dimensions
+
+    @property
+    def dynamic_dimensions(self) -> tuple[bool, ...]:
+        return self._dynamic
+
+    @property
+    def layout(self) -> Layout | None:
+        return self._layout
+
+    @property
+    def tuple_shapes(self) -> tuple[Shape, ...]:
+        if not self.is_tuple:
+            raise InvalidArgumentError(f"{self} is not a tuple shape")
+        return self._tuple_shapes
+
+    @property
+    def is_array(self) -> bool:
+        return self._element_type.is_array_type
+
+    @property
+    def is_tuple(self) -> bool:
+        return self._element_type == PrimitiveType.TUPLE
+
+    @property
+    def is_token(self) -> bool:
+        return self._element_type == PrimitiveType.TOKEN
+
+    @property
+    def is_opaque(self) -> bool:
+        return self._element_type == PrimitiveType.OPAQUE_TYPE
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.is_array and not self._dimensions
+
+    @property
+    def rank(self) -> int:
+        if not self.is_array:
+            raise InvalidArgumentError(f"{self} is not an array shape; only arrays have a rank")
+        return len(self._dimensions)
+
+    @property
+    def has_layout(self) -> bool:
+        if self.is_tuple:
+            return all(s.has_layout for s in self._tuple_shapes)
+        return self._layout is not None or not self.is_array
+
+    @property
+    def is_static(self) -> bool:
+        if self.is_tuple:
+            return all(s.is_static for s in self._tuple_shapes)
+        return not any(self._dynamic)
+
+    def is_dynamic_dimension(self, dimension: int) -> bool:
+        return self._dynamic[dimension]
+
+    @property
+    def is_unbounded_dynamic(self) -> bool:
+        if self.is_tuple:
+            return any(s.is_unbounded_dynamic for s in self._tuple_shapes)
+        return UNBOUNDED_SIZE in self._dimensions
+
+    def element_count(self) -> int:
+        """Number of logical elements (bounds for dynamic dimensions)."""
+        if not self.is_array:
+            raise InvalidArgumentError(f"{self} is not an array shape; it has no element count")
+        if self.is_unbounded_dynamic:
+            raise InvalidArgumentError(f"{self} has an unbounded dimension; its size is unknown")
+        return int(np.prod(self._dimensions, dtype=np.int64))
+
+    def byte_size(self, pointer_size: int = 8) -> int:
+        """Bytes of the buffer (XLA's ShapeUtil::ByteSizeOf): padding and tiles included,
+        packed sub-byte elements when the layout says so, a pointer per tuple element."""
+        if self.is_tuple:
+            return pointer_size * len(self._tuple_shapes)
+        if not self.is_array:
+            return 0
+        if self.is_unbounded_dynamic:
+            raise InvalidArgumentError(f"{self} has an unbounded dimension; its size is unknown")
+        count = physical_element_count(self._dimensions, self._layout)
+        bits = (self._layout.element_size_in_bits if self._layout else 0) or (
+            8 * self._element_type.byte_width
+        )
+        return (count * bits + 7) // 8
+
+    def dimension(self, index: int) -> int:
+        """Size of a dimension; negative indices count from the end as in Python."""
+        rank = self.rank
+        if not -rank <= index < rank:
+            raise InvalidArgumentError(f"dimension {index} is out of range for {self} (rank {rank})")
+        return self._dimensions[index]
+
+    # -- derived shapes -----------------------------------------------------
+    def with_layout(self, layout: Layout | Sequence[int] | None) -> Shape:
+        if layout is not None and not isinstance(layout, Layout):
+            layout = Layout(tuple(layout))
+        return Shape(self._element_type, self._dimensions, self._dynamic, layout)
+
+    def with_default_layout(self) -> Shape:
+        """This shape (recursively for tuples) with the default layout."""
+        if self.is_tuple:
+            return Shape.tuple(s.with_default_layout() for s in self._tuple_shapes)
+        if not self.is_array:
+            return self
+        return self.with_layout(Layout.default(len(self._dimensions)))
+
+    def without_layout(self) -> Shape:
+        if self.is_tuple:
+            return Shape.tuple(s.without_layout() for s in self._tuple_shapes)
+        if not self.is_array:
+            return self
+        return self.with_layout(None)
+
+    def with_element_type(self, element_type: PrimitiveType) -> Shape:
+        return Shape(element_type, self._dimensions, self._dynamic, self._layout)
+
+    def with_dimensions(self, dimensions: Sequence[int]) -> Shape:
+        """Same element type, new dimensions, default layout (if this one has a layout)."""
+        layout = Layout.default(len(dimensions)) if self._layout is not None else None
+        return Shape(self._element_type, dimensions, None, layout)
+
+    # -- comparisons ----------------------------------------------------------
+    def _key(self) -> tuple:
+        return (self._element_type, self._dimensions, self._dynamic, self._layout, self._tuple_shapes)
+
+    def __eq__(self, other: object) -> bool:
+        """Equal in everything, layout included (a missing layout differs from any layout)."""
+        return isinstance(other, Shape) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(self._key())
+        return self._hash
+
+    def equal(
+        self,
+        other: Shape,
+        *,
+        ignore_layout: bool = False,
+        ignore_element_type: bool = False,
+        ignore_dynamic_dimensions: bool = False,
+        ignore_fp_precision: bool = False,
+    ) -> bool:
+        """ShapeUtil::Equal with XLA's relaxations (Shape::Equal's ignore_* flags)."""
+        if self.is_tuple or other.is_tuple:
+            return (
+                self.is_tuple
+                and other.is_tuple
+                and len(self._tuple_shapes) == len(other._tuple_shapes)
+                and all(
+                    a.equal(
+                        b,
+                        ignore_layout=ignore_layout,
+                        ignore_element_type=ignore_element_type,
+                        ignore_dynamic_dimensions=ignore_dynamic_dimensions,
+                        ignore_fp_precision=ignore_fp_precision,
+                    )
+                    for a, b in zip(self._tuple_shapes, other._tuple_shapes, strict=True)
+                )
+            )
+        if self.is_array != other.is_array:
+            return False
+        if not ignore_element_type:
+            a, b = self._element_type, other._element_type
+            if ignore_fp_precision and a.is_float and b.is_float:
+                pass
+            elif a != b:
+                return False
+        if self._dimensions != other._dimensions:
+            return False
+        if not ignore_dynamic_dimensions and self._dynamic != other._dynamic:
+            return False
+        return ignore_layout or self._layout == other._layout
+
+    def same_dimensions(self, other: Shape) -> bool:
+        """ShapeUtil::SameDimensions: equal dimension sizes, nothing else compared."""
+        return self.is_array and other.is_array and self._dimensions == other._dimensions
+
+    def compatible(self, other: Shape) -> bool:
+        """ShapeUtil::Compatible: same type and dimensions; layouts are ignored."""
+        return self.equal(other, ignore_layout=True)
+
+    def compatible_ignoring_element_type(self, other: Shape) -> bool:
+        return self.equal(other, ignore_layout=True, ignore_element_type=True)
+
+    def compatible_ignoring_fp_precision(self, other: Shape) -> bool:
+        return self.equal(other, ignore_layout=True, ignore_fp_precision=True)
+
+    # -- text -----------------------------------------------------------------
+    def to_string(self, print_layout: bool = True) -> str:
+        if self.is_tuple:
+            return "(" + ", ".join(s.to_string(print_layout) for s in self._tuple_shapes) + ")"
+        name = self._element_type.hlo_name
+        if not self.is_array:
+            return f"{name}[]"
+        dims = ",".join(_dim_text(d, dyn) for d, dyn in zip(self._dimensions, self._dynamic, strict=True))
+        text = f"{name}[{dims}]"
+        if print_layout and self._layout is not None and (self._dimensions or not self._layout.is_plain):
+            text += str(self._layout)
+        return text
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+    def __repr__(self) -> str:
+        return f"Shape.parse({str(self)!r})"
+
+    def __reduce__(self):  # pickling and copying keep the text form
+        return (Shape.parse, (str(self),))
+
+
+def _dim_text(size: int, dynamic: bool) -> str:
+    if size == UNBOUNDED_SIZE:
+        return "?"
+    return f"<={size}" if dynamic else str(size)
+
+
+# -- parsing -------------------------------------------------------------------
+
+_WS_OR_COMMENT = re.compile(r"(?:\s+|/\*.*?\*/)*", re.S)
+_TYPE_NAME = re.compile(r"[a-z][a-z0-9]*")
+_INT = re.compile(r"-?\d+")
+
+
+def _skip_space(text: str, pos: int) -> int:
+    """Skip blanks and /*...*/ comments (XLA prints /*index=5*/ in long tuples)."""
+    return _WS_OR_COMMENT.match(text, pos).end()
+
+
+def _expect(text: str, pos: int, char: str, what: str) -> int:
+    pos = _skip_space(text, pos)
+    if not text.startswith(char, pos):
+        found = repr(text[pos]) if pos < len(text) else "the end of the text"
+        raise ParseError(f"expected {char!r} {what}, found {found}", text=text, offset=pos)
+    return pos + len(char)
+
+
+def parse_shape_at(text: str, pos: int) -> tuple[Shape, int]:
+    """Parse one shape starting at ``pos``; return it and the position after it.
+
+    The HLO text parser calls this in the middle of an instruction line.
+    """
+    pos = _skip_space(text, pos)
+    if text.startswith("(", pos):
+        pos += 1
+        elements: list[Shape] = []
+        pos = _skip_space(text, pos)
+        if text.startswith(")", pos):
+            return Shape.tuple(()), pos + 1
+        while True:
+            element, pos = parse_shape_at(text, pos)
+            elements.append(element)
+            pos = _skip_space(text, pos)
+            if text.startswith(",", pos):
+                pos += 1
+                continue
+            pos = _expect(text, pos, ")", "to close the tuple shape")
+            return Shape.tuple(elements), pos
+    m = _TYPE_NAME.match(text, pos)
+    if not m:
+        found = repr(text[pos]) if pos < len(text) else "the end of the text"
+        raise ParseError(
+            f"expected a shape such as f32[2,3] or (s32[], f32[4]), found {found}",
+            text=text,
+            offset=pos,
+        )
+    try:
+        element_type = PrimitiveType.from_hlo_name(m.group())
+    except InvalidArgumentError as e:
+        raise ParseError(str(e), text=text, offset=pos) from None
+    if element_type == PrimitiveType.TUPLE:
+        raise ParseError("write a tuple shape as (shape, ...), not tuple[]", text=text, offset=pos)
+    pos = _expect(text, m.end(), "[", f"after the element type {m.group()}")
+    dims: list[int] = []
+    dynamic: list[bool] = []
+    pos = _skip_space(text, pos)
+    if not text.startswith("]", pos):
+        while True:
+            pos = _skip_space(text, pos)
+            is_dynamic = False
+            if text.startswith("?", pos):
+                dims.append(UNBOUNDED_SIZE)
+                dynamic.append(True)
+                pos += 1
+            else:
+                if text.startswith("<=", pos):
+                    is_dynamic = True
+                    pos = _skip_space(text, pos + 2)
+                mi = _INT.match(text, pos)
+                if not mi:
+                    found = repr(text[pos]) if pos < len(text) else "the end of the text"
+                    raise ParseError(
+                        f"expected a dimension size (an integer, <=N or ?), found {found}",
+                        text=text,
+                        offset=pos,
+                    )
+                if int(mi.group()) < 0:
+                    raise ParseError(
+                        f"dimension size {mi.group()} is negative", text=text, offset=pos
+                    )
+                dims.append(int(mi.group()))
+                dynamic.append(is_dynamic)
+                pos = mi.end()
+            pos = _skip_space(text, pos)
+            if text.startswith(",", pos):
+                pos += 1
+                continue
+            break
+    pos = _expect(text, pos, "]", "to close the dimensions")
+    layout = None
+    after = _skip_space(text, pos)
+    if text.startswith("{", after) and element_type.is_array_type:
+        layout, pos = _parse_layout_at(text, after)
+    if not element_type.is_array_type and dims:
+        raise ParseError(f"{element_type.hlo_name}[] takes no dimensions", text=text, offset=pos)
+    try:
+        if layout is not None and not dims and layout.is_plain and layout.rank == 0:
+            layout = Layout(())
+        shape = Shape(element_type, dims, dynamic, layout)
+    except InvalidArgumentError as e:
+        raise ParseError(str(e), text=text, offset=m.start()) from None
+    return shape, pos
+
+
+_ANNOTATION = re.compile(r"([A-Z]+|#)\(")
+
+
+def _parse_layout_at(text: str, pos: int) -> tuple[Layout, int]:
+    start = pos
+    pos += 1  # '{'
+    m2m: list[int] = []
+    pos = _skip_space(text, pos)
+    while True:
+        pos = _skip_space(text, pos)
+        mi = _INT.match(text, pos)
+        if not mi:
+            break
+        m2m.append(int(mi.group()))
+        pos = _skip_space(text, mi.end())
+        if text.startswith(",", pos):
+            pos += 1
+            continue
+        break
+    tiles = ()
+    element_bits = 0
+    memory_space = 0
+    padded: tuple[int, ...] = ()
+    pad_value = PaddingValue.ZERO_PAD
+    extras: list[tuple[str, str]] = []
+    if text.startswith(":", pos):
+        pos += 1
+        while True:
+            pos = _skip_space(text, pos)
+            ma = _ANNOTATION.match(text, pos)
+            if not ma:
+                break
+            name = ma.group(1)
+            groups: list[str] = []
+            p = ma.end() - 1
+            while text.startswith("(", p):
+                body, p = _balanced_group(text, p)
+                groups.append(body)
+                if name != "T":
+                    break
+            try:
+                if name == "T":
+                    tiles = parse_tile_list(groups)
+                elif name == "E":
+                    element_bits = int(groups[0])
+                elif name == "S":
+                    memory_space = int(groups[0])
+                elif name == "PAD":
+                    dims_text, _, value_text = groups[0].partition(";")
+                    padded = tuple(int(x) for x in dims_text.split(","))
+                    if value_text:
+                        pad_value = PaddingValue[value_text.strip()]
+                else:
+                    extras.append((name, groups[0]))
+            except (ValueError, KeyError, InvalidArgumentError) as e:
+                raise ParseError(
+                    f"bad layout annotation {name}({groups[0] if groups else ''}): {e}",
+                    text=text,
+                    offset=pos,
+                ) from None
+            pos = p
+    pos = _expect(text, pos, "}", "to close the layout")
+    try:
+        layout = Layout(
+            tuple(m2m), tiles, element_bits, memory_space, padded, pad_value, tuple(extras)
+        )
+    except InvalidArgumentError as e:
+        raise ParseError(str(e), text=text, offset=start) from None
+    return layout, pos
+
+
+def _balanced_group(text: str, pos: int) -> tuple[str, int]:
+    """The body of the parenthesized group at ``pos`` and the position after it."""
+    depth = 0
+    for i in range(pos, len(text)):
+        c = text[i]
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return text[pos + 1 : i], i + 1
+    raise ParseError("unclosed '(' in the layout", text=text, offset=pos)
+
+
+__all__ = ["Shape", "UNBOUNDED_SIZE", "parse_shape_at"]
