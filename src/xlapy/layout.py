@@ -60,7 +60,9 @@ class Tile:
                 )
 
     def __str__(self) -> str:
-        return "(" + ",".join("*" if d == COMBINE_DIMENSION else str(d) for d in self.dimensions) + ")"
+        return (
+            "(" + ",".join("*" if d == COMBINE_DIMENSION else str(d) for d in self.dimensions) + ")"
+        )
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,8 @@ class Shape:
             if dynamic_dimensions is not None
             else (False,) * len(self._dimensions)
         )
+        if layout is None and self._element_type.is_array_type and not self._dimensions:
+            layout = Layout(())  # a scalar's layout is trivial; keep one so text round-trips
         self._layout = layout
         self._tuple_shapes = tuple(tuple_shapes)
         self._hash: int | None = None
@@ -132,7 +134,9 @@ class Shape:
         shape, pos = parse_shape_at(text, 0)
         pos = _skip_space(text, pos)
         if pos != len(text):
-            raise ParseError(f"unexpected text after the shape: {text[pos:]!r}", text=text, offset=pos)
+            raise ParseError(
+                f"unexpected text after the shape: {text[pos:]!r}", text=text, offset=pos
+            )
         return shape
 
     # -- accessors --------------------------------------------------------
@@ -232,7 +236,9 @@ class Shape:
         """Size of a dimension; negative indices count from the end as in Python."""
         rank = self.rank
         if not -rank <= index < rank:
-            raise InvalidArgumentError(f"dimension {index} is out of range for {self} (rank {rank})")
+            raise InvalidArgumentError(
+                f"dimension {index} is out of range for {self} (rank {rank})"
+            )
         return self._dimensions[index]
 
     # -- derived shapes -----------------------------------------------------
@@ -266,7 +272,13 @@ class Shape:
 
     # -- comparisons ----------------------------------------------------------
     def _key(self) -> tuple:
-        return (self._element_type, self._dimensions, self._dynamic, self._layout, self._tuple_shapes)
+        return (
+            self._element_type,
+            self._dimensions,
+            self._dynamic,
+            self._layout,
+            self._tuple_shapes,
+        )
 
     def __eq__(self, other: object) -> bool:
         """Equal in everything, layout included (a missing layout differs from any layout)."""
@@ -338,9 +350,15 @@ class Shape:
         name = self._element_type.hlo_name
         if not self.is_array:
             return f"{name}[]"
-        dims = ",".join(_dim_text(d, dyn) for d, dyn in zip(self._dimensions, self._dynamic, strict=True))
+        dims = ",".join(
+            _dim_text(d, dyn) for d, dyn in zip(self._dimensions, self._dynamic, strict=True)
+        )
         text = f"{name}[{dims}]"
-        if print_layout and self._layout is not None and (self._dimensions or not self._layout.is_plain):
+        if (
+            print_layout
+            and self._layout is not None
+            and (self._dimensions or not self._layout.is_plain)
+        ):
             text += str(self._layout)
         return text
 
@@ -455,12 +473,12 @@ def parse_shape_at(text: str, pos: int) -> tuple[Shape, int]:
     layout = None
     after = _skip_space(text, pos)
     if text.startswith("{", after) and element_type.is_array_type:
-        layout, pos = _parse_layout_at(text, after)
+        layout, pos = _parse_layout_at(text, after, len(dims))
     if not element_type.is_array_type and dims:
-        raise ParseError(f"{element_type.hlo_name}[] takes no dimensions", text=text, offset=pos)
+        raise ParseError(
+            f"{element_type.hlo_name}[] takes no dimensions", text=text, offset=m.start()
+        )
     try:
-        if layout is not None and not dims and layout.is_plain and layout.rank == 0:
-            layout = Layout(())
         shape = Shape(element_type, dims, dynamic, layout)
     except InvalidArgumentError as e:
         raise ParseError(str(e), text=text, offset=m.start()) from None
@@ -470,7 +488,7 @@ def parse_shape_at(text: str, pos: int) -> tuple[Shape, int]:
 _ANNOTATION = re.compile(r"([A-Z]+|#)\(")
 
 
-def _parse_layout_at(text: str, pos: int) -> tuple[Layout, int]:
+def _parse_layout_at(text: str, pos: int, rank: int) -> tuple[Layout, int]:
     start = pos
     pos += 1  # '{'
     m2m: list[int] = []
@@ -486,6 +504,13 @@ def _parse_layout_at(text: str, pos: int) -> tuple[Layout, int]:
             pos += 1
             continue
         break
+    if len(m2m) != rank:
+        raise ParseError(
+            f"layout {{{','.join(map(str, m2m))}}} has {len(m2m)} dimensions but the array has "
+            f"{rank}; minor_to_major must list every dimension once",
+            text=text,
+            offset=start,
+        )
     tiles = ()
     element_bits = 0
     memory_space = 0

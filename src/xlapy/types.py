@@ -144,7 +144,9 @@ class PrimitiveType(enum.IntEnum):
         """The numpy dtype that holds one element (ml_dtypes for the exotic kinds)."""
         dt = self._info.dtype
         if dt is None:
-            raise InvalidArgumentError(f"{self.hlo_name} has no numpy dtype: it is not an array type")
+            raise InvalidArgumentError(
+                f"{self.hlo_name} has no numpy dtype: it is not an array type"
+            )
         return np.dtype(dt)
 
     @property
@@ -208,9 +210,7 @@ _TYPE_TABLE: dict[PrimitiveType, _TypeInfo] = {
     P.F8E5M2: _TypeInfo("f8e5m2", 8, "float", ml_dtypes.float8_e5m2, (5, 2)),
     P.F8E4M3: _TypeInfo("f8e4m3", 8, "float", ml_dtypes.float8_e4m3, (4, 3)),
     P.F8E4M3FN: _TypeInfo("f8e4m3fn", 8, "float", ml_dtypes.float8_e4m3fn, (4, 3)),
-    P.F8E4M3B11FNUZ: _TypeInfo(
-        "f8e4m3b11fnuz", 8, "float", ml_dtypes.float8_e4m3b11fnuz, (4, 3)
-    ),
+    P.F8E4M3B11FNUZ: _TypeInfo("f8e4m3b11fnuz", 8, "float", ml_dtypes.float8_e4m3b11fnuz, (4, 3)),
     P.F8E5M2FNUZ: _TypeInfo("f8e5m2fnuz", 8, "float", ml_dtypes.float8_e5m2fnuz, (5, 2)),
     P.F8E4M3FNUZ: _TypeInfo("f8e4m3fnuz", 8, "float", ml_dtypes.float8_e4m3fnuz, (4, 3)),
     P.F8E3M4: _TypeInfo("f8e3m4", 8, "float", ml_dtypes.float8_e3m4, (3, 4)),
