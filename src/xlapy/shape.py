@@ -372,6 +372,53 @@ class Shape:
         return (Shape.parse, (str(self),))
 
 
+class ProgramShape:
+    """The signature of a computation: parameter shapes (and names) and the result.
+
+    Shape rules use it to check called computations (reducers, comparators,
+    loop bodies) without seeing the computations themselves.
+    """
+
+    __slots__ = ("parameters", "result", "parameter_names")
+
+    def __init__(
+        self,
+        parameters: Sequence[Shape],
+        result: Shape,
+        parameter_names: Sequence[str] | None = None,
+    ) -> None:
+        self.parameters = tuple(parameters)
+        self.result = result
+        names = tuple(parameter_names) if parameter_names is not None else ()
+        if names and len(names) != len(self.parameters):
+            raise InvalidArgumentError(
+                f"{len(names)} parameter names for {len(self.parameters)} parameters"
+            )
+        self.parameter_names = names
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, ProgramShape)
+            and self.parameters == other.parameters
+            and self.result == other.result
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.parameters, self.result))
+
+    def __str__(self) -> str:
+        if self.parameter_names:
+            params = ", ".join(
+                f"{n}: {s}" for n, s in zip(self.parameter_names, self.parameters, strict=True)
+            )
+        else:
+            params = ", ".join(str(s) for s in self.parameters)
+        return f"({params}) -> {self.result}"
+
+    def __repr__(self) -> str:
+        return f"ProgramShape<{self}>"
+
+
 def _dim_text(size: int, dynamic: bool) -> str:
     if size == UNBOUNDED_SIZE:
         return "?"
@@ -577,4 +624,4 @@ def _balanced_group(text: str, pos: int) -> tuple[str, int]:
     raise ParseError("unclosed '(' in the layout", text=text, offset=pos)
 
 
-__all__ = ["Shape", "UNBOUNDED_SIZE", "parse_shape_at"]
+__all__ = ["ProgramShape", "Shape", "UNBOUNDED_SIZE", "parse_shape_at"]

@@ -1,0 +1,55 @@
+"""Shape inference: the single source of truth for the result shape of every op.
+
+One rule per opcode (``_core.RULES``), grouped by family in the modules of
+this package. The builder, the HLO parser and the verifier all call
+:func:`infer_shape`; nothing else decides what shape an op produces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..hlo.opcode import HloOpcode
+from ..shape import ProgramShape, Shape
+from . import elementwise, movement  # noqa: F401  (modules register their rules)
+from ._core import RULES, InferenceContext, rule
+from .elementwise import broadcast_binary_shapes
+
+
+def infer_shape(
+    opcode: HloOpcode,
+    operands: Sequence[Shape],
+    attributes: Mapping[str, Any] | None = None,
+    computations: Mapping[str, ProgramShape | Sequence[ProgramShape]] | None = None,
+    *,
+    declared: Shape | None = None,
+    op_name: str | None = None,
+) -> Shape:
+    """The result shape of ``opcode`` applied to ``operands``.
+
+    ``attributes`` are named and typed as in HLO text (``dimensions``,
+    ``window``, ...); ``computations`` maps called-computation attribute names
+    (``to_apply``, ``body``, ``branch_computations``) to program shapes;
+    ``declared`` is the result shape stated by the caller, needed by ops whose
+    result is not a function of the operands (reshape, broadcast, convert).
+    Raises ``InvalidArgumentError`` naming ``op_name`` (default: the HLO
+    opcode), the operand shapes and what would be valid.
+    """
+    from ._core import infer
+
+    return infer(opcode, operands, attributes, computations, declared=declared, op_name=op_name)
+
+
+def has_rule(opcode: HloOpcode) -> bool:
+    return opcode in RULES
+
+
+__all__ = [
+    "InferenceContext",
+    "RULES",
+    "broadcast_binary_shapes",
+    "has_rule",
+    "infer_shape",
+    "rule",
+]
