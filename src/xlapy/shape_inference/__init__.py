@@ -12,7 +12,7 @@ from typing import Any
 
 from ..hlo.opcode import HloOpcode
 from ..shape import ProgramShape, Shape
-from . import elementwise, movement  # noqa: F401  (modules register their rules)
+from . import elementwise, indexing, movement, reductions  # noqa: F401  (modules register rules)
 from ._core import RULES, InferenceContext, rule
 from .elementwise import broadcast_binary_shapes
 
@@ -45,11 +45,47 @@ def has_rule(opcode: HloOpcode) -> bool:
     return opcode in RULES
 
 
+# Attributes that do not influence the result shape; rules never see them.
+_NOT_FOR_SHAPES = frozenset(
+    {"metadata", "sharding", "frontend_attributes", "backend_config", "statistics", "origin"}
+)
+
+
+def infer_instruction_shape(instruction: Any) -> Shape:
+    """The shape ``instruction``'s opcode, operands and attributes imply.
+
+    Adapts an ``HloInstruction`` to :func:`infer_shape` (called computations
+    become program shapes); the parser and the verifier compare the result with
+    the shape the instruction states.
+    """
+    from ..hlo.instruction import COMPUTATION_ATTRIBUTES
+
+    attributes: dict[str, Any] = {}
+    computations: dict[str, Any] = {}
+    for name, value in instruction.attributes.items():
+        if name in COMPUTATION_ATTRIBUTES:
+            if isinstance(value, (list, tuple)):
+                computations[name] = [c.program_shape for c in value]
+            else:
+                computations[name] = value.program_shape
+        elif name not in _NOT_FOR_SHAPES:
+            attributes[name] = value
+    return infer_shape(
+        instruction.opcode,
+        [operand.shape for operand in instruction.operands],
+        attributes,
+        computations,
+        declared=instruction.shape,
+        op_name=f"{instruction.opcode.value} {instruction.name}",
+    )
+
+
 __all__ = [
     "InferenceContext",
     "RULES",
     "broadcast_binary_shapes",
     "has_rule",
+    "infer_instruction_shape",
     "infer_shape",
     "rule",
 ]

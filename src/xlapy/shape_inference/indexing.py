@@ -1,0 +1,441 @@
+"""Shape rules of the ops that address parts of an array: slice, pad, gather, scatter.
+
+Gather and scatter carry many dimension numbers whose constraints interact;
+each constraint of the StableHLO spec (C1..C25, also enforced by XLA's
+ShapeInference) is checked on its own, with a message naming the attribute,
+the offending value and what would be valid, because "invalid gather" is all
+a user would otherwise learn. The dimension numbers arrive as separate
+attributes, named as HLO text names them (``offset_dims``, ``slice_sizes``,
+``update_window_dims``, ...); the lists that XLA's HLO printer omits when
+empty (the batching dimensions) default to empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..hlo.opcode import HloOpcode as Op
+from ..shape import UNBOUNDED_SIZE, Shape
+from ..xla_data import PaddingConfig
+from ._core import InferenceContext, array_shape, rule
+from .reductions import check_reducer
+
+
+def _check_sorted(ctx: InferenceContext, dims: Sequence[int], what: str) -> None:
+    if list(dims) != sorted(dims):
+        ctx.fail(f"{what} {list(dims)} must be sorted in ascending order")
+
+
+def _check_unique(ctx: InferenceContext, dims: Sequence[int], what: str) -> None:
+    if len(set(dims)) != len(dims):
+        ctx.fail(f"{what} {list(dims)} repeats a dimension; each may appear once")
+
+
+def _check_in_range(ctx: InferenceContext, dims: Sequence[int], bound: int, what: str) -> None:
+    for d in dims:
+        if not 0 <= d < bound:
+            ctx.fail(f"{what} {list(dims)} has {d}, outside the valid range [0, {bound})")
+
+
+# -- slice -----------------------------------------------------------------------
+
+
+def _slice_triples(ctx: InferenceContext) -> list[tuple[int, int, int]]:
+    """The ``slice`` attribute: a (start, limit, stride) triple per dimension."""
+    value = ctx.attr("slice")
+    try:
+        triples = [(int(start), int(limit), int(stride)) for start, limit, stride in value]
+    except (TypeError, ValueError):
+        ctx.fail(
+            f"attribute slice must hold a (start, limit, stride) triple per dimension, "
+            f"got {value!r}"
+        )
+    return triples
+
+
+@rule(Op.SLICE)
+def _slice(ctx: InferenceContext) -> Shape:
+    ctx.expect_operand_count(1)
+    x = ctx.array(0)
+    triples = _slice_triples(ctx)
+    if len(triples) != x.rank:
+        ctx.fail(
+            f"slice has {len(triples)} [start:limit:stride] entries but the operand has rank "
+            f"{x.rank}; give one per dimension"
+        )
+    sizes = []
+    for d, ((start, limit, stride), bound) in enumerate(zip(triples, x.dimensions, strict=True)):
+        where = f"dimension {d} [{start}:{limit}:{stride}]"
+        if stride < 1:
+            ctx.fail(f"{where}: the stride must be >= 1")
+        if start < 0:
+            ctx.fail(f"{where}: the start must be >= 0")
+        if limit > bound and bound != UNBOUNDED_SIZE:
+            ctx.fail(f"{where}: the limit must be <= {bound}, the operand's size")
+        if start > limit:
+            ctx.fail(f"{where}: the start must be <= the limit")
+        sizes.append(-(-(limit - start) // stride))
+    # A slice of a bounded dynamic dimension stays dynamic (bounded by its size)
+    # unless it takes a single element; slicing an unbounded one fixes its size.
+    dynamic = [
+        dyn and bound != UNBOUNDED_SIZE and size != 1
+        for dyn, bound, size in zip(x.dynamic_dimensions, x.dimensions, sizes, strict=True)
+    ]
+    return array_shape(x.element_type, sizes, dynamic)
+
+
+# -- pad ---------------------------------------------------------------------------
+
+
+def padded_size(size: int, low: int, high: int, interior: int) -> int:
+    """Interior padding goes between elements first; edge padding (maybe negative) after."""
+    return low + size + max(size - 1, 0) * interior + high
+
+
+@rule(Op.PAD)
+def _pad(ctx: InferenceContext) -> Shape:
+    ctx.expect_operand_count(2)
+    x = ctx.array(0, "operand")
+    value = ctx.array(1, "padding value")
+    if not value.is_scalar:
+        ctx.fail(f"the padding value must be a scalar, got {value}")
+    if value.element_type != x.element_type:
+        ctx.fail(
+            f"the padding value has element type {value.element_type.hlo_name} but the "
+            f"operand has {x.element_type.hlo_name}; they must match"
+        )
+    config = ctx.attr("padding")
+    if not isinstance(config, PaddingConfig):
+        ctx.fail(f"attribute padding must be a PaddingConfig, got {config!r}")
+    if len(config.dimensions) != x.rank:
+        ctx.fail(
+            f"padding has {len(config.dimensions)} dimensions but the operand has rank "
+            f"{x.rank}; give a low_high_interior triple per dimension"
+        )
+    sizes = []
+    for d, (pc, size) in enumerate(zip(config.dimensions, x.dimensions, strict=True)):
+        low, high, interior = pc.edge_padding_low, pc.edge_padding_high, pc.interior_padding
+        if interior < 0:
+            ctx.fail(f"dimension {d} has interior padding {interior}; it must be >= 0")
+        if size == UNBOUNDED_SIZE:
+            sizes.append(UNBOUNDED_SIZE)
+            continue
+        out = padded_size(size, low, high, interior)
+        if out < 0:
+            ctx.fail(
+                f"dimension {d} of size {size} padded {low}_{high}_{interior} would have "
+                f"size {out}; negative edge padding may at most remove every element"
+            )
+        sizes.append(out)
+    return array_shape(x.element_type, sizes, x.dynamic_dimensions)
+
+
+# -- gather ------------------------------------------------------------------------
+
+
+def _index_batch_dims(
+    ctx: InferenceContext, indices: Shape, index_vector_dim: int, what: str
+) -> tuple[list[int], list[bool], int]:
+    """The batch dimensions of an index array and the length of its index vectors.
+
+    An ``index_vector_dim`` equal to the rank means an implicit trailing
+    dimension of size 1 (scalar indices).
+    """
+    if not indices.element_type.is_integral:
+        ctx.fail(f"{what} must have an integer element type, got {indices}")
+    if not 0 <= index_vector_dim <= indices.rank:
+        ctx.fail(
+            f"index_vector_dim={index_vector_dim} must be in [0, {indices.rank}] for {what} "
+            f"of rank {indices.rank} ({indices.rank} means a trailing index vector of size 1)"
+        )
+    dims, dynamic = list(indices.dimensions), list(indices.dynamic_dimensions)
+    if index_vector_dim == indices.rank:
+        dims.append(1)
+        dynamic.append(False)
+    vector = dims.pop(index_vector_dim)
+    dynamic.pop(index_vector_dim)
+    return dims, dynamic, vector
+
+
+def _check_batching_dims(
+    ctx: InferenceContext,
+    operand: Shape,
+    indices: Shape,
+    index_vector_dim: int,
+    operand_dims: Sequence[int],
+    operand_what: str,
+    indices_dims: Sequence[int],
+    indices_what: str,
+) -> None:
+    """Batching dimensions pair operand and index dimensions of equal size."""
+    _check_sorted(ctx, operand_dims, operand_what)
+    _check_in_range(ctx, operand_dims, operand.rank, operand_what)
+    _check_unique(ctx, indices_dims, indices_what)
+    _check_in_range(ctx, indices_dims, indices.rank, indices_what)
+    if index_vector_dim in indices_dims:
+        ctx.fail(
+            f"{indices_what} {list(indices_dims)} contains index_vector_dim={index_vector_dim}; "
+            f"the index vector dimension cannot be a batching dimension"
+        )
+    if len(operand_dims) != len(indices_dims):
+        ctx.fail(
+            f"{operand_what} {list(operand_dims)} and {indices_what} {list(indices_dims)} must "
+            f"have the same length; they pair up one to one"
+        )
+    for o, i in zip(operand_dims, indices_dims, strict=True):
+        if operand.dimensions[o] != indices.dimensions[i]:
+            ctx.fail(
+                f"batching dimension {o} of the operand has size {operand.dimensions[o]} but "
+                f"its partner, dimension {i} of the indices, has size {indices.dimensions[i]}; "
+                f"they must be equal"
+            )
+
+
+def _check_index_map(
+    ctx: InferenceContext,
+    index_map: Sequence[int],
+    what: str,
+    vector: int,
+    operand_rank: int,
+    operand_batching: Sequence[int],
+    batching_what: str,
+) -> None:
+    if len(index_map) != vector:
+        ctx.fail(
+            f"{what} {list(index_map)} has {len(index_map)} entries but the index vectors "
+            f"have {vector} elements; it must map each index vector element to an operand "
+            f"dimension"
+        )
+    _check_in_range(ctx, index_map, operand_rank, what)
+    _check_unique(ctx, index_map, what)
+    both = sorted(set(index_map) & set(operand_batching))
+    if both:
+        ctx.fail(
+            f"{what} {list(index_map)} and {batching_what} {list(operand_batching)} share "
+            f"dimension(s) {both}; a batching dimension cannot also be indexed"
+        )
+
+
+@rule(Op.GATHER)
+def _gather(ctx: InferenceContext) -> Shape:
+    ctx.expect_operand_count(2)
+    operand = ctx.array(0, "operand")
+    indices = ctx.array(1, "start indices")
+    offset_dims = ctx.int_list("offset_dims", [])
+    collapsed = ctx.int_list("collapsed_slice_dims", [])
+    index_map = ctx.int_list("start_index_map", [])
+    operand_batching = ctx.int_list("operand_batching_dims", [])
+    indices_batching = ctx.int_list("start_indices_batching_dims", [])
+    index_vector_dim = int(ctx.attr("index_vector_dim"))
+    slice_sizes = ctx.int_list("slice_sizes")
+
+    batch_sizes, batch_dynamic, vector = _index_batch_dims(
+        ctx, indices, index_vector_dim, "the start indices"
+    )
+    if len(slice_sizes) != operand.rank:
+        ctx.fail(
+            f"slice_sizes {slice_sizes} has {len(slice_sizes)} entries but the operand has "
+            f"rank {operand.rank}; give one slice size per operand dimension"
+        )
+    accounted = len(offset_dims) + len(collapsed) + len(operand_batching)
+    if accounted != operand.rank:
+        ctx.fail(
+            f"every operand dimension must be an offset dimension, collapsed or batching: "
+            f"offset_dims {offset_dims}, collapsed_slice_dims {collapsed} and "
+            f"operand_batching_dims {operand_batching} account for {accounted} of "
+            f"{operand.rank}"
+        )
+    _check_sorted(ctx, offset_dims, "offset_dims")
+    _check_unique(ctx, offset_dims, "offset_dims")
+    result_rank = len(offset_dims) + len(batch_sizes)
+    _check_in_range(ctx, offset_dims, result_rank, "offset_dims")
+
+    _check_sorted(ctx, collapsed, "collapsed_slice_dims")
+    _check_in_range(ctx, collapsed, operand.rank, "collapsed_slice_dims")
+    _check_unique(ctx, collapsed, "collapsed_slice_dims")
+    both = sorted(set(collapsed) & set(operand_batching))
+    if both:
+        ctx.fail(
+            f"collapsed_slice_dims {collapsed} and operand_batching_dims {operand_batching} "
+            f"share dimension(s) {both}; a dimension is either collapsed or batching"
+        )
+    _check_unique(ctx, operand_batching, "operand_batching_dims")
+    _check_batching_dims(
+        ctx,
+        operand,
+        indices,
+        index_vector_dim,
+        operand_batching,
+        "operand_batching_dims",
+        indices_batching,
+        "start_indices_batching_dims",
+    )
+    _check_index_map(
+        ctx,
+        index_map,
+        "start_index_map",
+        vector,
+        operand.rank,
+        operand_batching,
+        "operand_batching_dims",
+    )
+
+    for d, (size, bound) in enumerate(zip(slice_sizes, operand.dimensions, strict=True)):
+        if not 0 <= size <= bound:
+            ctx.fail(
+                f"slice_sizes[{d}]={size} must be in [0, {bound}], the operand's size in "
+                f"dimension {d}"
+            )
+    for dims, what in (
+        (collapsed, "collapsed_slice_dims"),
+        (operand_batching, "operand_batching_dims"),
+    ):
+        for d in dims:
+            if slice_sizes[d] > 1:
+                ctx.fail(
+                    f"dimension {d} is in {what} {list(dims)} but slice_sizes[{d}]="
+                    f"{slice_sizes[d]}; only slices of size 0 or 1 can be dropped"
+                )
+
+    kept = [d for d in range(operand.rank) if d not in collapsed and d not in operand_batching]
+    sizes: list[int] = []
+    dynamic: list[bool] = []
+    offsets = iter(kept)
+    batches = iter(zip(batch_sizes, batch_dynamic, strict=True))
+    for i in range(result_rank):
+        if i in offset_dims:
+            d = next(offsets)
+            sizes.append(slice_sizes[d])
+            # Gathering all of a dynamic dimension keeps it dynamic.
+            dynamic.append(
+                operand.dynamic_dimensions[d] and slice_sizes[d] == operand.dimensions[d]
+            )
+        else:
+            size, dyn = next(batches)
+            sizes.append(size)
+            dynamic.append(dyn)
+    return array_shape(operand.element_type, sizes, dynamic)
+
+
+# -- scatter -----------------------------------------------------------------------
+
+
+@rule(Op.SCATTER)
+def _scatter(ctx: InferenceContext) -> Shape:
+    count = len(ctx.operands)
+    if count < 3 or count % 2 == 0:
+        ctx.fail(
+            f"takes N operands, the scatter indices and N updates (an odd number >= 3 of "
+            f"operands), got {count}"
+        )
+    n = (count - 1) // 2
+    inputs = [ctx.array(i, "operand") for i in range(n)]
+    indices = ctx.array(n, "scatter indices")
+    updates = [ctx.array(n + 1 + i, "updates") for i in range(n)]
+    operand, update = inputs[0], updates[0]
+    for i, x in enumerate(inputs[1:], start=1):
+        if x.dimensions != operand.dimensions:
+            ctx.fail(
+                f"all operands must have the same dimensions: operand {i} has "
+                f"{list(x.dimensions)}, operand 0 has {list(operand.dimensions)}"
+            )
+    for i, u in enumerate(updates[1:], start=1):
+        if u.dimensions != update.dimensions:
+            ctx.fail(
+                f"all updates must have the same dimensions: updates {i} has "
+                f"{list(u.dimensions)}, updates 0 has {list(update.dimensions)}"
+            )
+    for i, (x, u) in enumerate(zip(inputs, updates, strict=True)):
+        if not Shape.scalar(x.element_type).compatible_ignoring_fp_precision(
+            Shape.scalar(u.element_type)
+        ):
+            ctx.fail(
+                f"updates {i} has element type {u.element_type.hlo_name} but operand {i} has "
+                f"{x.element_type.hlo_name}; they must match"
+            )
+
+    window_dims = ctx.int_list("update_window_dims", [])
+    inserted = ctx.int_list("inserted_window_dims", [])
+    index_map = ctx.int_list("scatter_dims_to_operand_dims", [])
+    operand_batching = ctx.int_list("input_batching_dims", [])
+    indices_batching = ctx.int_list("scatter_indices_batching_dims", [])
+    index_vector_dim = int(ctx.attr("index_vector_dim"))
+
+    batch_sizes, _, vector = _index_batch_dims(
+        ctx, indices, index_vector_dim, "the scatter indices"
+    )
+    accounted = len(window_dims) + len(inserted) + len(operand_batching)
+    if accounted != operand.rank:
+        ctx.fail(
+            f"every operand dimension must be a window dimension, inserted or batching: "
+            f"update_window_dims {window_dims}, inserted_window_dims {inserted} and "
+            f"input_batching_dims {operand_batching} account for {accounted} of {operand.rank}"
+        )
+    _check_sorted(ctx, window_dims, "update_window_dims")
+    _check_unique(ctx, window_dims, "update_window_dims")
+    _check_in_range(ctx, window_dims, update.rank, "update_window_dims")
+
+    _check_sorted(ctx, inserted, "inserted_window_dims")
+    _check_in_range(ctx, inserted, operand.rank, "inserted_window_dims")
+    _check_unique(ctx, inserted, "inserted_window_dims")
+    both = sorted(set(inserted) & set(operand_batching))
+    if both:
+        ctx.fail(
+            f"inserted_window_dims {inserted} and input_batching_dims {operand_batching} "
+            f"share dimension(s) {both}; a dimension is either inserted or batching"
+        )
+    _check_unique(ctx, operand_batching, "input_batching_dims")
+    _check_batching_dims(
+        ctx,
+        operand,
+        indices,
+        index_vector_dim,
+        operand_batching,
+        "input_batching_dims",
+        indices_batching,
+        "scatter_indices_batching_dims",
+    )
+    _check_index_map(
+        ctx,
+        index_map,
+        "scatter_dims_to_operand_dims",
+        vector,
+        operand.rank,
+        operand_batching,
+        "input_batching_dims",
+    )
+
+    expected_rank = len(window_dims) + len(batch_sizes)
+    if update.rank != expected_rank:
+        ctx.fail(
+            f"the updates have rank {update.rank} but must have rank {expected_rank}: "
+            f"{len(window_dims)} window dimensions plus the {len(batch_sizes)} batch "
+            f"dimensions of the scatter indices"
+        )
+    kept = [d for d in range(operand.rank) if d not in inserted and d not in operand_batching]
+    windows = iter(kept)
+    batches = iter(batch_sizes)
+    for i, size in enumerate(update.dimensions):
+        if i in window_dims:
+            d = next(windows)
+            if size > operand.dimensions[d]:
+                ctx.fail(
+                    f"update window dimension {i} has size {size}, more than the "
+                    f"{operand.dimensions[d]} of operand dimension {d} it maps to"
+                )
+        else:
+            expected = next(batches)
+            if size != expected:
+                ctx.fail(
+                    f"update scatter dimension {i} has size {size} but the matching batch "
+                    f"dimension of the scatter indices has size {expected}; they must be equal"
+                )
+
+    check_reducer(
+        ctx,
+        ctx.computation("to_apply"),
+        [Shape.scalar(x.element_type) for x in inputs],
+        [u.element_type for u in updates],
+    )
+    results = [array_shape(x.element_type, x.dimensions, x.dynamic_dimensions) for x in inputs]
+    return results[0] if n == 1 else Shape.tuple(results)
