@@ -13,6 +13,7 @@ from .errors import (
     XlaError,
 )
 from .layout import Layout, PaddingValue, Tile
+from .literal import Literal
 from .shape import Shape
 from .types import *  # noqa: F403  (PRED, S32, F32, ... as top-level constants)
 from .types import PrimitiveType
@@ -24,6 +25,7 @@ __all__ = [
     "DeadlineExceededError",
     "InvalidArgumentError",
     "Layout",
+    "Literal",
     "PaddingValue",
     "ParseError",
     "PrimitiveType",

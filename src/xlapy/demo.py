@@ -1,0 +1,75 @@
+"""``make demo``: a tour of what xlapy can do today.
+
+Each section prints real results computed by the library; as the compiler
+grows (builder, interpreter, CPU backend) this tour grows with it, ending in the
+seed's axpy and a small network with timings.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import xlapy
+from xlapy import Layout, Literal, Shape
+from xlapy.layout import physical_positions
+from xlapy.literal_text import format_literal
+
+
+def _section(title: str) -> None:
+    print(f"\n== {title} " + "=" * max(0, 66 - len(title)))
+
+
+def shapes() -> None:
+    _section("Shapes (HLO text in and out)")
+    for text in [
+        "f32[2,3]{1,0}",
+        "(f32[2]{0}, s32[], token[])",
+        "bf16[<=10,128]{1,0}",
+        "f32[3,5]{1,0:T(2,2)}",
+    ]:
+        s = Shape.parse(text)
+        kind = "tuple" if s.is_tuple else f"rank {s.rank}"
+        print(f"  {str(s):32} {kind:8} {s.byte_size():4} bytes")
+    print("  Shape.array(xlapy.BF16, [4, 8]) =", Shape.array(xlapy.BF16, [4, 8]))
+
+
+def layouts() -> None:
+    _section("Layouts (seed 001 and spec/tiled_layout.md)")
+    letters = np.array([["a", "b", "c"], ["d", "e", "f"]])
+    for layout in [Layout((1, 0)), Layout((0, 1)), Layout((0, 1), padded_dimensions=(3, 5))]:
+        pos = physical_positions(letters.shape, layout)
+        size = Shape.array(xlapy.F32, [2, 3], layout).byte_size() // 4
+        buf = np.full(size, "0", dtype=object)
+        buf[pos.ravel()] = letters.ravel()
+        print(f"  {str(layout):20} -> {' '.join(buf)}")
+    tiled = Layout((1, 0), tiles=[(2, 2)])
+    print(
+        f"  f32[3,5]{tiled}: element (2,3) at linear index "
+        f"{xlapy.layout.linear_index((3, 5), tiled, (2, 3))}"
+    )
+
+
+def literals() -> None:
+    _section("Literals (host values in physical order)")
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    row = Literal.from_numpy(x)
+    col = row.relayout(Layout((0, 1)))
+    print(f"  {row.shape} physical: {row.data.tolist()}")
+    print(f"  {col.shape} physical: {col.data.tolist()}")
+    print(f"  same values: {row.equal(col)}")
+    print(f"  text: {format_literal(row, oneline=True)}")
+    special = Literal.from_numpy(np.array([np.nan, -np.inf, -0.0, 1.5], dtype=xlapy.BF16.dtype))
+    print(f"  bf16 specials: {format_literal(special, oneline=True)}")
+    t = Literal.from_value((1.5, [True, False], np.int8(-3)))
+    print(f"  tuple: {format_literal(t, oneline=True)}")
+
+
+def main() -> None:
+    print(f"xlapy {xlapy.__version__}: XLA in Python")
+    shapes()
+    layouts()
+    literals()
+
+
+if __name__ == "__main__":
+    main()
