@@ -57,6 +57,12 @@ def test_parse_accepts_spacing_and_index_comments():
     assert Shape.parse("f32[]{}") == Shape.scalar(xlapy.F32)
 
 
+def test_long_tuples_carry_index_comments_as_xla_prints_them():
+    text = "(f32[], s32[], f32[], f32[], f32[], /*index=5*/pred[], f32[])"
+    assert str(Shape.parse(text)) == text
+    assert len(Shape.parse(text).tuple_shapes) == 7
+
+
 def test_tuples_and_tokens():
     t = Shape.tuple([Shape.array(xlapy.F32, [2]), Shape.scalar(xlapy.S32)])
     assert t.is_tuple and len(t.tuple_shapes) == 2

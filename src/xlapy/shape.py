@@ -346,7 +346,12 @@ class Shape:
     # -- text -----------------------------------------------------------------
     def to_string(self, print_layout: bool = True) -> str:
         if self.is_tuple:
-            return "(" + ", ".join(s.to_string(print_layout) for s in self._tuple_shapes) + ")"
+            # XLA marks every fifth element of a tuple with its index.
+            parts = [
+                (f"/*index={i}*/" if i and i % 5 == 0 else "") + s.to_string(print_layout)
+                for i, s in enumerate(self._tuple_shapes)
+            ]
+            return "(" + ", ".join(parts) + ")"
         name = self._element_type.hlo_name
         if not self.is_array:
             return f"{name}[]"

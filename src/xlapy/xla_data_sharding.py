@@ -1,0 +1,346 @@
+"""Sharding and collective attribute types of ``xla_data.proto``.
+
+Split from :mod:`xlapy.xla_data` (which re-exports everything here) because
+shardings and device lists share the iota device-list machinery and are large
+enough to deserve their own module.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ._xla_data_util import _enum_field, _fail, _int_tuple, _unique
+
+if TYPE_CHECKING:
+    from .xla_data import OpMetadata
+
+
+class ChannelType(enum.IntEnum):
+    CHANNEL_TYPE_INVALID = 0
+    DEVICE_TO_DEVICE = 1
+    DEVICE_TO_HOST = 2
+    HOST_TO_DEVICE = 3
+
+
+class OpShardingType(enum.IntEnum):
+    """OpSharding.Type."""
+
+    REPLICATED = 0
+    MAXIMAL = 1
+    TUPLE = 2
+    OTHER = 3
+    MANUAL = 4
+    UNKNOWN = 5
+    UNREDUCED = 6
+
+
+class ShardGroupType(enum.IntEnum):
+    """OpSharding.ShardGroupType: ``shard_as`` is a hard constraint, ``shard_like`` soft."""
+
+    AS = 0
+    LIKE = 1
+
+
+class CollectiveOpGroupMode(enum.Enum):
+    """How a collective's replica_groups ids are interpreted (HLO ``mode=``)."""
+
+    CROSS_REPLICA = "cross_replica"
+    CROSS_PARTITION = "cross_partition"
+    CROSS_REPLICA_AND_PARTITION = "cross_replica_and_partition"
+    FLATTENED_ID = "flattened_id"
+
+
+# -- collectives -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReplicaGroup:
+    replica_ids: Sequence[int] = ()
+
+    def __post_init__(self) -> None:
+        _int_tuple(self, "replica_ids")
+        _unique(self, "replica_ids")
+
+
+@dataclass(frozen=True)
+class IotaReplicaGroupList:
+    """Replica groups as rows of iota(prod(reshape)) reshaped, transposed, then regrouped.
+
+    ``[2,2]<=[4]`` is {{0,1},{2,3}}; ``[2,2]<=[2,2]T(1,0)`` is {{0,2},{1,3}}.
+    """
+
+    num_replica_groups: int
+    num_devices_per_group: int
+    iota_reshape_dims: Sequence[int] = ()
+    iota_transpose_perm: Sequence[int] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "num_replica_groups", int(self.num_replica_groups))
+        object.__setattr__(self, "num_devices_per_group", int(self.num_devices_per_group))
+        _int_tuple(self, "iota_reshape_dims")
+        _int_tuple(self, "iota_transpose_perm")
+        if not self.iota_reshape_dims:
+            object.__setattr__(self, "iota_reshape_dims",
+                               (self.num_replica_groups * self.num_devices_per_group,))
+        if not self.iota_transpose_perm:
+            object.__setattr__(self, "iota_transpose_perm",
+                               tuple(range(len(self.iota_reshape_dims))))
+        _check_iota(self, self.num_replica_groups * self.num_devices_per_group)
+
+    def groups(self) -> tuple[tuple[int, ...], ...]:
+        ids = _iota_devices(self.iota_reshape_dims, self.iota_transpose_perm)
+        return tuple(tuple(int(v) for v in row)
+                     for row in ids.reshape(self.num_replica_groups, self.num_devices_per_group))
+
+
+def _check_iota(obj: object, expected_count: int) -> None:
+    name = type(obj).__name__
+    reshape, perm = obj.iota_reshape_dims, obj.iota_transpose_perm
+    if sorted(perm) != list(range(len(reshape))):
+        raise _fail(name, f"iota_transpose_perm={list(perm)} must be a permutation of "
+                    f"0..{len(reshape) - 1}")
+    if math.prod(reshape) != expected_count:
+        raise _fail(name, f"iota_reshape_dims={list(reshape)} hold {math.prod(reshape)} devices "
+                    f"but {expected_count} are needed")
+
+
+def _iota_devices(reshape: Sequence[int], perm: Sequence[int]) -> np.ndarray:
+    return np.arange(math.prod(reshape), dtype=np.int64).reshape(reshape).transpose(perm).ravel()
+
+
+@dataclass(frozen=True)
+class CollectiveDeviceList:
+    """A collective's replica groups: an explicit list or the compact iota form."""
+
+    replica_groups: Sequence[ReplicaGroup] = ()
+    iota_replica_group_list: IotaReplicaGroupList | None = None
+
+    def __post_init__(self) -> None:
+        groups = tuple(g if isinstance(g, ReplicaGroup) else ReplicaGroup(g)
+                       for g in self.replica_groups)
+        object.__setattr__(self, "replica_groups", groups)
+        if groups and self.iota_replica_group_list is not None:
+            raise _fail("CollectiveDeviceList", "give either replica_groups or "
+                        "iota_replica_group_list, not both")
+
+    def groups(self) -> tuple[tuple[int, ...], ...]:
+        """The groups as explicit id lists (empty means one group of every participant)."""
+        if self.iota_replica_group_list is not None:
+            return self.iota_replica_group_list.groups()
+        return tuple(g.replica_ids for g in self.replica_groups)
+
+
+@dataclass(frozen=True)
+class ChannelHandle:
+    handle: int = 0
+    type: ChannelType = ChannelType.DEVICE_TO_DEVICE
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "handle", int(self.handle))
+        if self.handle < 0:
+            raise _fail("ChannelHandle", f"handle={self.handle} must be >= 0")
+        _enum_field(self, "type", ChannelType)
+
+
+@dataclass(frozen=True)
+class SourceTarget:
+    source: int
+    target: int
+
+    def __post_init__(self) -> None:
+        for name in ("source", "target"):
+            v = int(getattr(self, name))
+            if v < 0:
+                raise _fail("SourceTarget", f"{name}={v} must be a replica/device id >= 0")
+            object.__setattr__(self, name, v)
+
+
+# -- sharding ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OpSharding:
+    """How a value is laid out across devices; build with the static constructors.
+
+    Tiled shardings keep the device assignment either explicitly
+    (``tile_assignment_devices``) or in the compact iota form
+    (``iota_reshape_dims``/``iota_transpose_perm``), as XLA does; see
+    :meth:`device_assignment` for the expanded array.
+    """
+
+    type: OpShardingType = OpShardingType.REPLICATED
+    tile_assignment_dimensions: Sequence[int] = ()
+    tile_assignment_devices: Sequence[int] = ()
+    tuple_shardings: Sequence[OpSharding] = ()
+    replicate_on_last_tile_dim: bool = False
+    metadata: Sequence[OpMetadata] = ()
+    last_tile_dims: Sequence[OpShardingType] = ()
+    iota_reshape_dims: Sequence[int] = ()
+    iota_transpose_perm: Sequence[int] = ()
+    is_shard_group: bool = False
+    shard_group_id: int = 0
+    shard_group_type: ShardGroupType = ShardGroupType.AS
+
+    Type = OpShardingType
+    ShardGroupType = ShardGroupType
+
+    def __post_init__(self) -> None:
+        _enum_field(self, "type", OpShardingType)
+        _enum_field(self, "shard_group_type", ShardGroupType)
+        for name in ("tile_assignment_dimensions", "tile_assignment_devices",
+                     "iota_reshape_dims", "iota_transpose_perm"):
+            _int_tuple(self, name)
+        object.__setattr__(self, "tuple_shardings", tuple(self.tuple_shardings))
+        object.__setattr__(self, "metadata", tuple(self.metadata))
+        try:
+            object.__setattr__(self, "last_tile_dims",
+                               tuple(OpShardingType(t) for t in self.last_tile_dims))
+        except ValueError:
+            raise _fail("OpSharding", f"last_tile_dims={list(self.last_tile_dims)} holds an "
+                        "unknown sharding type") from None
+        _SHARDING_CHECKS[self.type](self)
+
+    def _check_tiled(self) -> None:
+        dims = self.tile_assignment_dimensions
+        if not dims:
+            raise _fail("OpSharding", "a tiled sharding needs tile_assignment_dimensions")
+        count = math.prod(dims)
+        if self.iota_reshape_dims:
+            if self.tile_assignment_devices:
+                raise _fail("OpSharding", "give tile_assignment_devices or the iota form, "
+                            "not both")
+            _check_iota(self, count)
+        elif len(self.tile_assignment_devices) != count:
+            raise _fail("OpSharding", f"tile_assignment_dimensions={list(dims)} need {count} "
+                        f"devices, got {len(self.tile_assignment_devices)}")
+        elif len(set(self.tile_assignment_devices)) != count:
+            raise _fail("OpSharding", "tile_assignment_devices repeats a device")
+        extra = int(self.replicate_on_last_tile_dim) + len(self.last_tile_dims)
+        if self.replicate_on_last_tile_dim and self.last_tile_dims:
+            raise _fail("OpSharding", "use replicate_on_last_tile_dim or last_tile_dims, "
+                        "not both")
+        if extra > len(dims):
+            raise _fail("OpSharding", f"{extra} subgroup dimensions but the tile assignment "
+                        f"has only {len(dims)} dimensions")
+        bad = [t.name for t in self.last_tile_dims if t not in (
+            OpShardingType.REPLICATED, OpShardingType.MANUAL, OpShardingType.UNREDUCED)]
+        if bad:
+            raise _fail("OpSharding", f"last_tile_dims may only hold REPLICATED, MANUAL or "
+                        f"UNREDUCED, got {bad}")
+
+    def _check_maximal(self) -> None:
+        if len(self.tile_assignment_devices) != 1:
+            raise _fail("OpSharding", "a maximal sharding names exactly one device")
+
+    def _check_plain(self) -> None:
+        if self.tile_assignment_devices or self.tile_assignment_dimensions:
+            raise _fail("OpSharding", f"a {self.type.name} sharding takes no devices")
+
+    def _check_tuple(self) -> None:
+        if not all(isinstance(s, OpSharding) and s.type is not OpShardingType.TUPLE
+                   for s in self.tuple_shardings):
+            raise _fail("OpSharding", "tuple_shardings must be non-tuple OpSharding values "
+                        "(one per leaf, flattened)")
+
+    # -- constructors ------------------------------------------------------------
+    @staticmethod
+    def replicated(metadata: Sequence[OpMetadata] = ()) -> OpSharding:
+        return OpSharding(OpShardingType.REPLICATED, metadata=metadata)
+
+    @staticmethod
+    def maximal(device: int, metadata: Sequence[OpMetadata] = ()) -> OpSharding:
+        return OpSharding(OpShardingType.MAXIMAL, tile_assignment_dimensions=(1,),
+                          tile_assignment_devices=(device,), metadata=metadata)
+
+    @staticmethod
+    def manual(metadata: Sequence[OpMetadata] = ()) -> OpSharding:
+        return OpSharding(OpShardingType.MANUAL, metadata=metadata)
+
+    @staticmethod
+    def unknown(metadata: Sequence[OpMetadata] = ()) -> OpSharding:
+        return OpSharding(OpShardingType.UNKNOWN, metadata=metadata)
+
+    @staticmethod
+    def unreduced(metadata: Sequence[OpMetadata] = ()) -> OpSharding:
+        return OpSharding(OpShardingType.UNREDUCED, metadata=metadata)
+
+    @staticmethod
+    def tiled(
+        dimensions: Sequence[int],
+        devices: Sequence[int] | None = None,
+        *,
+        iota_reshape_dims: Sequence[int] = (),
+        iota_transpose_perm: Sequence[int] = (),
+        last_tile_dim_replicate: bool = False,
+        last_tile_dims: Sequence[OpShardingType] = (),
+        metadata: Sequence[OpMetadata] = (),
+    ) -> OpSharding:
+        """Tile ``dimensions``; with no devices the assignment is iota (devices=[4]<=[4])."""
+        if devices is None and not iota_reshape_dims:
+            iota_reshape_dims = (math.prod(dimensions),)
+        if iota_reshape_dims and not iota_transpose_perm:
+            iota_transpose_perm = tuple(range(len(iota_reshape_dims)))
+        return OpSharding(
+            OpShardingType.OTHER, tile_assignment_dimensions=dimensions,
+            tile_assignment_devices=devices or (), iota_reshape_dims=iota_reshape_dims,
+            iota_transpose_perm=iota_transpose_perm,
+            replicate_on_last_tile_dim=last_tile_dim_replicate,
+            last_tile_dims=last_tile_dims, metadata=metadata)
+
+    @staticmethod
+    def tuple(shardings: Sequence[OpSharding]) -> OpSharding:
+        return OpSharding(OpShardingType.TUPLE, tuple_shardings=shardings)
+
+    def with_shard_group(self, group_id: int, group_type: ShardGroupType) -> OpSharding:
+        import dataclasses
+
+        return dataclasses.replace(self, is_shard_group=True, shard_group_id=group_id,
+                                   shard_group_type=group_type)
+
+    # -- queries -------------------------------------------------------------------
+    @property
+    def is_iota(self) -> bool:
+        return bool(self.iota_reshape_dims)
+
+    def device_assignment(self) -> np.ndarray:
+        """The device id of every tile, shaped like tile_assignment_dimensions."""
+        if self.type not in (OpShardingType.OTHER, OpShardingType.MAXIMAL):
+            raise _fail("OpSharding", f"a {self.type.name} sharding has no tile assignment")
+        if self.is_iota:
+            flat = _iota_devices(self.iota_reshape_dims, self.iota_transpose_perm)
+        else:
+            flat = np.asarray(self.tile_assignment_devices, dtype=np.int64)
+        return flat.reshape(self.tile_assignment_dimensions)
+
+
+_SHARDING_CHECKS = {
+    OpShardingType.REPLICATED: OpSharding._check_plain,
+    OpShardingType.MANUAL: OpSharding._check_plain,
+    OpShardingType.UNKNOWN: OpSharding._check_plain,
+    OpShardingType.UNREDUCED: OpSharding._check_plain,
+    OpShardingType.MAXIMAL: OpSharding._check_maximal,
+    OpShardingType.OTHER: OpSharding._check_tiled,
+    OpShardingType.TUPLE: OpSharding._check_tuple,
+}
+
+
+@dataclass(frozen=True)
+class DomainMetadata:
+    """A kDomain instruction's metadata: the sharding on each side of the boundary."""
+
+    kind: str
+    entry_sharding: OpSharding
+    exit_sharding: OpSharding
+
+
+__all__ = [
+    "ChannelType", "OpShardingType", "ShardGroupType", "CollectiveOpGroupMode", "ReplicaGroup",
+    "IotaReplicaGroupList", "CollectiveDeviceList", "ChannelHandle", "SourceTarget",
+    "OpSharding", "DomainMetadata",
+]
