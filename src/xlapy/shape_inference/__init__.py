@@ -12,7 +12,15 @@ from typing import Any
 
 from ..hlo.opcode import HloOpcode
 from ..shape import ProgramShape, Shape
-from . import elementwise, indexing, movement, reductions  # noqa: F401  (modules register rules)
+from . import (  # noqa: F401  (the modules register their rules)
+    collectives,
+    control,
+    elementwise,
+    indexing,
+    linalg,
+    movement,
+    reductions,
+)
 from ._core import RULES, InferenceContext, rule
 from .elementwise import broadcast_binary_shapes
 
