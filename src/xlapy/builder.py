@@ -1,0 +1,506 @@
+"""``XlaBuilder``, ``XlaOp`` and ``XlaComputation``: how users write XLA programs.
+
+A builder appends HLO instructions to the computation it is building; every op
+goes through :meth:`XlaBuilder.add_instruction`, which asks shape inference
+for the result shape, so a mistake is caught at the call that made it, never
+at run time. As in XLA, a builder remembers its *first* error and ``build()``
+raises it with the file:line of the offending call; in die-immediately mode
+the call itself raises.
+
+Computations passed to ops (reducers, comparators, loop bodies, branches) may
+be ``XlaComputation`` objects or Python callables, which are traced with a
+sub-builder over parameters of the shapes the op needs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidArgumentError, XlaError
+from .hlo.computation import HloComputation
+from .hlo.instruction import HloInstruction
+from .hlo.module import HloModule
+from .hlo.opcode import HloOpcode
+from .literal import Literal
+from .shape import ProgramShape, Shape
+from .xla_data import OpMetadata
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_unique_ids = itertools.count(1)
+
+
+def _caller_location() -> tuple[str, int]:
+    """The first stack frame outside xlapy: where the user called the op."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if not path.startswith(_PACKAGE_DIR + os.sep):
+            return frame.f_code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return "<unknown>", 0
+
+
+class XlaComputation:
+    """A built computation: an ``HloModule`` whose entry is the program."""
+
+    def __init__(self, module: HloModule) -> None:
+        self._module = module
+
+    @property
+    def hlo_module(self) -> HloModule:
+        return self._module
+
+    @property
+    def name(self) -> str:
+        return self._module.entry.name
+
+    @property
+    def program_shape(self) -> ProgramShape:
+        ps = self._module.entry.program_shape
+        return ProgramShape(ps.parameters, ps.result, ps.parameter_names)
+
+    def to_hlo_text(self, verbose: bool = False) -> str:
+        return self._module.to_text(verbose=verbose)
+
+    def as_hlo_text(self) -> str:  # the name XLA's Python client uses
+        return self.to_hlo_text()
+
+    @staticmethod
+    def from_hlo_text(text: str) -> XlaComputation:
+        from .hlo import parse_module
+
+        return XlaComputation(parse_module(text))
+
+    def __repr__(self) -> str:
+        return f"<XlaComputation {self.name}: {self.program_shape}>"
+
+
+class XlaOp:
+    """A value being built: an instruction of an ``XlaBuilder``.
+
+    Python operators build the matching ops (``a + b`` is ``ops.Add(a, b)``,
+    ``a @ b`` is ``ops.Dot``); Python numbers on either side become constants
+    of the other operand's element type. ``==`` stays identity (use ``ops.Eq``).
+    """
+
+    __slots__ = ("builder", "instruction")
+
+    def __init__(self, builder: XlaBuilder, instruction: HloInstruction | None) -> None:
+        self.builder = builder
+        self.instruction = instruction  # None for an op whose construction failed
+
+    @property
+    def shape(self) -> Shape:
+        return self.builder.get_shape(self)
+
+    def __repr__(self) -> str:
+        if self.instruction is None:
+            return f"<XlaOp (failed) of {self.builder.name}>"
+        return f"<XlaOp {self.instruction.name}: {self.instruction.shape}>"
+
+    __hash__ = object.__hash__
+
+    # Arithmetic: implemented in xlapy.ops, looked up late to avoid a cycle.
+    def _binary(self, name: str, other: Any, reverse: bool = False) -> XlaOp:
+        from . import ops
+
+        fn = getattr(ops, name)
+        return fn(other, self) if reverse else fn(self, other)
+
+    def __add__(self, o: Any) -> XlaOp:
+        return self._binary("Add", o)
+
+    def __radd__(self, o: Any) -> XlaOp:
+        return self._binary("Add", o, True)
+
+    def __sub__(self, o: Any) -> XlaOp:
+        return self._binary("Sub", o)
+
+    def __rsub__(self, o: Any) -> XlaOp:
+        return self._binary("Sub", o, True)
+
+    def __mul__(self, o: Any) -> XlaOp:
+        return self._binary("Mul", o)
+
+    def __rmul__(self, o: Any) -> XlaOp:
+        return self._binary("Mul", o, True)
+
+    def __truediv__(self, o: Any) -> XlaOp:
+        return self._binary("Div", o)
+
+    def __rtruediv__(self, o: Any) -> XlaOp:
+        return self._binary("Div", o, True)
+
+    def __mod__(self, o: Any) -> XlaOp:
+        return self._binary("Rem", o)
+
+    def __rmod__(self, o: Any) -> XlaOp:
+        return self._binary("Rem", o, True)
+
+    def __pow__(self, o: Any) -> XlaOp:
+        return self._binary("Pow", o)
+
+    def __rpow__(self, o: Any) -> XlaOp:
+        return self._binary("Pow", o, True)
+
+    def __matmul__(self, o: Any) -> XlaOp:
+        return self._binary("Dot", o)
+
+    def __rmatmul__(self, o: Any) -> XlaOp:
+        return self._binary("Dot", o, True)
+
+    def __lt__(self, o: Any) -> XlaOp:
+        return self._binary("Lt", o)
+
+    def __le__(self, o: Any) -> XlaOp:
+        return self._binary("Le", o)
+
+    def __gt__(self, o: Any) -> XlaOp:
+        return self._binary("Gt", o)
+
+    def __ge__(self, o: Any) -> XlaOp:
+        return self._binary("Ge", o)
+
+    def __and__(self, o: Any) -> XlaOp:
+        return self._binary("And", o)
+
+    def __rand__(self, o: Any) -> XlaOp:
+        return self._binary("And", o, True)
+
+    def __or__(self, o: Any) -> XlaOp:
+        return self._binary("Or", o)
+
+    def __ror__(self, o: Any) -> XlaOp:
+        return self._binary("Or", o, True)
+
+    def __xor__(self, o: Any) -> XlaOp:
+        return self._binary("Xor", o)
+
+    def __rxor__(self, o: Any) -> XlaOp:
+        return self._binary("Xor", o, True)
+
+    def __lshift__(self, o: Any) -> XlaOp:
+        return self._binary("ShiftLeft", o)
+
+    def __rshift__(self, o: Any) -> XlaOp:
+        return self._binary("ShiftRightArithmetic", o)
+
+    def __invert__(self) -> XlaOp:
+        from . import ops
+
+        return ops.Not(self)
+
+    def __neg__(self) -> XlaOp:
+        from . import ops
+
+        return ops.Neg(self)
+
+    def __abs__(self) -> XlaOp:
+        from . import ops
+
+        return ops.Abs(self)
+
+    def __bool__(self) -> bool:
+        raise InvalidArgumentError(
+            "an XlaOp has no truth value at build time; use ops.Select or ops.Conditional "
+            "for data-dependent choices"
+        )
+
+
+class BuildFailed(Exception):
+    """Raised inside op functions once the builder holds an error (never escapes)."""
+
+
+class XlaBuilder:
+    """Builds one computation; see the module docstring."""
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise InvalidArgumentError(f"a builder needs a non-empty name, got {name!r}")
+        self.name = name
+        self._computation = HloComputation(name)
+        self._callees: list[HloComputation] = []  # called computations, callees first
+        self._embedded: dict[int, HloComputation] = {}  # id(XlaComputation) -> its entry here
+        self._parameters: dict[int, XlaOp] = {}
+        self._first_error: XlaError | None = None
+        self._die_immediately = False
+        self._parent: XlaBuilder | None = None
+        self._built = False
+        self._metadata: OpMetadata | None = None
+        self._sharding: Any = None
+        self._frontend_attributes: Any = None
+
+    # -- configuration -------------------------------------------------------------
+    def set_die_immediately_on_error(self, enabled: bool = True) -> None:
+        """Raise at the failing call instead of recording the error for ``build()``."""
+        self._die_immediately = bool(enabled)
+
+    def set_op_metadata(self, metadata: OpMetadata | None) -> None:
+        """Metadata attached to every following op (file:line is added per call)."""
+        self._metadata = metadata
+
+    def clear_op_metadata(self) -> None:
+        self._metadata = None
+
+    def set_sharding(self, sharding: Any) -> None:
+        self._sharding = sharding
+
+    def clear_sharding(self) -> None:
+        self._sharding = None
+
+    def set_frontend_attributes(self, attributes: Any) -> None:
+        self._frontend_attributes = attributes
+
+    def create_sub_builder(self, name: str) -> XlaBuilder:
+        """A builder for a computation this one will call (reducer, body, branch)."""
+        child = XlaBuilder(f"{name}.{next(_unique_ids)}")
+        child._parent = self
+        child._die_immediately = self._die_immediately
+        return child
+
+    # -- errors -------------------------------------------------------------------------
+    @property
+    def first_error(self) -> XlaError | None:
+        return self._first_error
+
+    def report_error(self, error: XlaError) -> None:
+        """Record ``error`` (the first one wins) or raise it in die-immediately mode."""
+        if self._die_immediately:
+            raise error
+        if self._first_error is None:
+            self._first_error = error
+
+    def _located(self, error: XlaError) -> XlaError:
+        file, line = _caller_location()
+        located = type(error)(f"{error} [at {file}:{line}]")
+        located.__cause__ = error.__cause__
+        return located
+
+    # -- shapes -------------------------------------------------------------------------
+    def get_shape(self, op: XlaOp) -> Shape:
+        self._check_own(op, "get_shape")
+        if op.instruction is None:
+            raise self._first_error or InvalidArgumentError("the op was not built")
+        return op.instruction.shape
+
+    def get_program_shape(self) -> ProgramShape:
+        params = sorted(self._parameters.items())
+        root = self._default_root()
+        return ProgramShape(
+            [p.instruction.shape for _, p in params],
+            root.shape,
+            [p.instruction.name for _, p in params],
+        )
+
+    def _check_own(self, op: XlaOp, what: str) -> None:
+        if not isinstance(op, XlaOp):
+            raise InvalidArgumentError(f"{what}: expected an XlaOp, got {type(op).__name__}")
+        if op.builder is not self:
+            raise InvalidArgumentError(
+                f"{what}: the op belongs to builder {op.builder.name!r}, not {self.name!r}; "
+                "ops cannot be shared between builders"
+            )
+
+    # -- adding instructions ----------------------------------------------------------
+    def add_instruction(
+        self,
+        opcode: HloOpcode,
+        operands: Sequence[XlaOp],
+        *,
+        attributes: Mapping[str, Any] | None = None,
+        computations: Mapping[str, HloComputation | Sequence[HloComputation]] | None = None,
+        declared: Shape | None = None,
+        op_name: str,
+        literal: Literal | None = None,
+        parameter_number: int | None = None,
+        name: str | None = None,
+    ) -> XlaOp:
+        """Infer the shape, create the instruction, attach metadata; the one way in."""
+        from .shape_inference import infer_shape
+
+        if self._built:
+            raise InvalidArgumentError(
+                f"{op_name}: builder {self.name!r} has already built its computation"
+            )
+        instructions = []
+        for i, op in enumerate(operands):
+            self._check_own_operand(op, op_name, i)
+            if op.instruction is None:
+                raise BuildFailed()
+            instructions.append(op.instruction)
+        attributes = dict(attributes or {})
+        computations = dict(computations or {})
+        program_shapes = {
+            key: (
+                [c.program_shape for c in value]
+                if isinstance(value, (list, tuple))
+                else value.program_shape
+            )
+            for key, value in computations.items()
+        }
+        shape = infer_shape(
+            opcode,
+            [i.shape for i in instructions],
+            attributes,
+            program_shapes,
+            declared=declared,
+            op_name=op_name,
+        )
+        merged: dict[str, Any] = dict(attributes)
+        for key, value in computations.items():
+            merged[key] = list(value) if isinstance(value, (list, tuple)) else value
+        file, line = _caller_location()
+        metadata = OpMetadata(
+            op_type=op_name,
+            op_name=self._metadata.op_name if self._metadata else "",
+            source_file=file,
+            source_line=line,
+        )
+        merged["metadata"] = metadata
+        if self._sharding is not None:
+            merged["sharding"] = self._sharding
+        if self._frontend_attributes is not None:
+            merged["frontend_attributes"] = self._frontend_attributes
+        instruction = HloInstruction(
+            opcode,
+            shape,
+            instructions,
+            name=name or f"{opcode.value}.{next(_unique_ids)}",
+            attributes=merged,
+            parameter_number=parameter_number,
+            literal=literal,
+        )
+        self._computation.add_instruction(instruction)
+        return XlaOp(self, instruction)
+
+    def _check_own_operand(self, op: Any, op_name: str, index: int) -> None:
+        if not isinstance(op, XlaOp):
+            raise InvalidArgumentError(
+                f"{op_name}: operand {index} must be an XlaOp, got {type(op).__name__}"
+            )
+        if op.builder is not self:
+            raise InvalidArgumentError(
+                f"{op_name}: operand {index} belongs to builder {op.builder.name!r}, not "
+                f"{self.name!r}; ops cannot be shared between builders"
+            )
+
+    def failed_op(self) -> XlaOp:
+        return XlaOp(self, None)
+
+    # -- parameters -----------------------------------------------------------------------
+    def register_parameter(self, number: int, op: XlaOp, op_name: str) -> None:
+        if number in self._parameters:
+            raise InvalidArgumentError(
+                f"{op_name}: parameter number {number} is already used by "
+                f"{self._parameters[number].instruction.name}"
+            )
+        self._parameters[number] = op
+
+    # -- called computations --------------------------------------------------------------
+    def computation_arg(
+        self,
+        computation: XlaComputation | Callable[..., Any],
+        parameter_shapes: Sequence[Shape],
+        op_name: str,
+        role: str,
+    ) -> HloComputation:
+        """The ``HloComputation`` (inside this builder) for a computation argument.
+
+        An ``XlaComputation`` is copied in (once per builder); a Python callable
+        is traced with a sub-builder whose parameters have ``parameter_shapes``.
+        """
+        if isinstance(computation, XlaComputation):
+            return self._embed(computation)
+        if not callable(computation):
+            raise InvalidArgumentError(
+                f"{op_name}: the {role} must be an XlaComputation or a Python callable, "
+                f"got {type(computation).__name__}"
+            )
+        return self._embed(self._trace(computation, parameter_shapes, op_name, role))
+
+    def _trace(
+        self,
+        fn: Callable[..., Any],
+        parameter_shapes: Sequence[Shape],
+        op_name: str,
+        role: str,
+    ) -> XlaComputation:
+        from . import ops
+
+        sub = self.create_sub_builder(getattr(fn, "__name__", role).strip("<>") or role)
+        sub._die_immediately = True  # an error inside the trace belongs to this call
+        params = [ops.Parameter(sub, i, shape, f"p{i}") for i, shape in enumerate(parameter_shapes)]
+        try:
+            result = fn(*params)
+        except XlaError as e:
+            raise type(e)(f"{op_name}: while tracing the {role}: {e}") from None
+        if isinstance(result, (tuple, list)):
+            result = ops.Tuple(sub, list(result))
+        elif not isinstance(result, XlaOp):
+            result = ops.Constant(sub, result) if _is_constant_like(result) else result
+        if not isinstance(result, XlaOp) or result.builder is not sub:
+            raise InvalidArgumentError(
+                f"{op_name}: the {role} must return ops built from its parameters, "
+                f"got {type(result).__name__}"
+            )
+        return sub.build(result)
+
+    def _embed(self, computation: XlaComputation) -> HloComputation:
+        """Copy ``computation`` (and everything it calls) into this builder, once."""
+        key = id(computation)
+        if key not in self._embedded:
+            copy = computation.hlo_module.clone()
+            entry = copy.entry
+            for callee in copy.computations:
+                copy.detach_computation(callee)
+                self._callees.append(callee)
+            self._embedded[key] = entry
+        return self._embedded[key]
+
+    # -- building -------------------------------------------------------------------------
+    def _default_root(self) -> HloInstruction:
+        instructions = self._computation.instructions
+        if not instructions:
+            raise InvalidArgumentError(f"builder {self.name!r} has no ops to build")
+        return instructions[-1]
+
+    def build(self, root: XlaOp | None = None) -> XlaComputation:
+        """The computation built so far, with ``root`` (default: the last op) as its result."""
+        if self._first_error is not None:
+            raise self._first_error
+        if self._built:
+            raise InvalidArgumentError(f"builder {self.name!r} has already been built")
+        if root is not None:
+            self._check_own(root, "build")
+            if root.instruction is None:
+                raise self._first_error or InvalidArgumentError("build: the root op failed")
+            root_instruction = root.instruction
+        else:
+            root_instruction = self._default_root()
+        numbers = sorted(self._parameters)
+        if numbers != list(range(len(numbers))):
+            missing = sorted(set(range(max(numbers) + 1)) - set(numbers))
+            raise InvalidArgumentError(
+                f"build {self.name!r}: parameters are numbered {numbers}; they must be "
+                f"0..{len(numbers) - 1} without gaps (missing {missing})"
+            )
+        self._computation.root = root_instruction
+        module = HloModule(self.name)
+        for callee in self._callees:
+            module.add_computation(callee, append=True)
+        module.add_computation(self._computation, entry=True, append=True)
+        self._built = True
+        return XlaComputation(module)
+
+
+def _is_constant_like(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, complex, np.generic, np.ndarray, Literal))
+
+
+__all__ = ["XlaBuilder", "XlaComputation", "XlaOp"]

@@ -1,0 +1,14 @@
+"""Every operation of the spec as a function, named as the spec names it.
+
+``xlapy.ops.Add``, ``xlapy.ops.DotGeneral``, ``xlapy.ops.ReduceWindow``...:
+the same names and parameters as XLA's C++ free functions (xla_builder.h),
+with snake_case keywords. Each family lives in its own module; this package
+re-exports them all.
+"""
+
+from .elementwise import *  # noqa: F403
+from .elementwise import __all__ as _elementwise
+from .movement import *  # noqa: F403
+from .movement import __all__ as _movement
+
+__all__ = [*_elementwise, *_movement]
