@@ -35,12 +35,16 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _unique_ids = itertools.count(1)
 
 
+# Modules of the package that are user programs themselves, not library internals.
+_USER_PROGRAMS = frozenset({os.path.join(_PACKAGE_DIR, "demo.py")})
+
+
 def _caller_location() -> tuple[str, int]:
-    """The first stack frame outside xlapy: where the user called the op."""
+    """The first stack frame outside xlapy's library code: where the user called the op."""
     frame = sys._getframe(1)
     while frame is not None:
         path = os.path.abspath(frame.f_code.co_filename)
-        if not path.startswith(_PACKAGE_DIR + os.sep):
+        if not path.startswith(_PACKAGE_DIR + os.sep) or path in _USER_PROGRAMS:
             return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
     return "<unknown>", 0

@@ -64,11 +64,46 @@ def literals() -> None:
     print(f"  tuple: {format_literal(t, oneline=True)}")
 
 
+def axpy() -> None:
+    """The seed's tutorial: alpha * x + y, with parameters and with constants."""
+    from xlapy import ops
+    from xlapy.builder import XlaBuilder
+
+    _section("The seed's axpy, built with XlaBuilder (parameters)")
+    b = XlaBuilder("axpy")
+    alpha = ops.Parameter(b, 0, Shape.parse("f32[]"), "alpha")
+    x = ops.Parameter(b, 1, Shape.parse("f32[10]"), "x")
+    y = ops.Parameter(b, 2, Shape.parse("f32[10]"), "y")
+    ops.Add(ops.Mul(alpha, x), y)
+    computation = b.build()
+    print(f"  program shape: {computation.program_shape}")
+    print("  " + computation.to_hlo_text().strip().replace("\n", "\n  "))
+
+    _section("The seed's axpy with constants")
+    b = XlaBuilder("axpy_constants")
+    alpha = ops.ConstantR0(b, 3.14, xlapy.F32)
+    x = ops.ConstantR1(b, np.arange(10, dtype=np.float32))
+    y = ops.ConstantR1(b, np.full(10, 5.0, dtype=np.float32))
+    ops.Add(ops.Mul(alpha, x), y)
+    print("  " + b.build().to_hlo_text().strip().replace("\n", "\n  "))
+
+    _section("Mistakes are caught when building, at the line that made them")
+    b = XlaBuilder("mistake")
+    m = ops.Parameter(b, 0, Shape.parse("f32[2,3]"), "m")
+    v = ops.Parameter(b, 1, Shape.parse("f32[2]"), "v")
+    ops.Add(m, v)  # needs broadcast_dimensions=[0]
+    try:
+        b.build()
+    except xlapy.InvalidArgumentError as e:
+        print(f"  InvalidArgumentError: {e}")
+
+
 def main() -> None:
     print(f"xlapy {xlapy.__version__}: XLA in Python")
     shapes()
     layouts()
     literals()
+    axpy()
 
 
 if __name__ == "__main__":
