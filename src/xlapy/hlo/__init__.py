@@ -1,0 +1,38 @@
+"""HLO: the one IR of xlapy, its opcodes, and its text format.
+
+``parse_module`` reads HLO text as XLA and JAX print it; ``HloModule.to_text``
+prints it back (short form by default, XLA's long form with ``verbose=True``)
+so that ``parse_module(m.to_text()).to_text() == m.to_text()``.
+"""
+
+from .computation import HloComputation, ProgramShape
+from .instruction import HloInstruction, RawAttribute, RawLiteral
+from .module import (
+    AliasEntry,
+    BufferDonor,
+    HloModule,
+    InputOutputAlias,
+    ModuleConfig,
+    make_module,
+)
+from .opcode import HloOpcode
+from .parser import parse_computation, parse_module
+from .printer import PrintOptions
+
+__all__ = [
+    "AliasEntry",
+    "BufferDonor",
+    "HloComputation",
+    "HloInstruction",
+    "HloModule",
+    "HloOpcode",
+    "InputOutputAlias",
+    "ModuleConfig",
+    "PrintOptions",
+    "ProgramShape",
+    "RawAttribute",
+    "RawLiteral",
+    "make_module",
+    "parse_computation",
+    "parse_module",
+]

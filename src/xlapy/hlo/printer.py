@@ -1,0 +1,355 @@
+"""HLO text output: the short parsable form and XLA's long form.
+
+The layout follows XLA's printer (``HloModule::Print``, ``HloComputation::Print``,
+``HloInstruction::PrintWithCanonicalNameMap``) closely enough that text JAX
+got from XLA prints back identically, which is what makes ``parse(print(m))``
+print the same text again. Attribute values come back through the same
+registry syntax that parsed them, and unknown ones verbatim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import Any
+
+from ..shape import Shape
+from . import _hooks, async_sugar
+from .computation import HloComputation, ProgramShape
+from .instruction import (
+    _TRAILING_RANK,
+    CONTROL_PREDECESSORS,
+    HloInstruction,
+    RawAttribute,
+    RawLiteral,
+)
+from .lexer import quote
+from .opcode import HloOpcode
+
+_TUPLE_INDEX_INTERVAL = 5  # XLA annotates every 5th tuple element with /*index=N*/
+
+
+@dataclass(frozen=True)
+class PrintOptions:
+    """What to print; the presets mirror XLA's HloPrintOptions."""
+
+    print_percent: bool = False
+    print_operand_shape: bool = False
+    print_metadata: bool = False
+    print_backend_config: bool = True
+    print_program_shape: bool = False
+    print_control_dependencies: bool = True
+    # Annotate every N-th operand with /*index=N*/ (0: never).
+    operand_index_interval: int = 0
+
+    @staticmethod
+    def short() -> PrintOptions:
+        """XLA's ShortParsable form (as JAX's ``as_hlo_text()``), keeping control edges."""
+        return PrintOptions()
+
+    @staticmethod
+    def long() -> PrintOptions:
+        """The long form: % names, signatures, operand shapes and metadata."""
+        return PrintOptions(
+            print_percent=True,
+            print_operand_shape=True,
+            print_metadata=True,
+            print_program_shape=True,
+            operand_index_interval=_TUPLE_INDEX_INTERVAL,
+        )
+
+    @staticmethod
+    def xla_default() -> PrintOptions:
+        """Exactly XLA's default HloPrintOptions (the long form without operand shapes)."""
+        return replace(PrintOptions.long(), print_operand_shape=False)
+
+    @staticmethod
+    def full() -> PrintOptions:
+        """Everything the IR holds; two modules with equal full text are equal."""
+        return PrintOptions.long()
+
+
+# -- shapes -------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8192)
+def shape_text(shape: Shape, layout: bool = True) -> str:
+    """A shape as XLA prints it, with /*index=N*/ marks in long tuples."""
+    if not shape.is_tuple:
+        return shape.to_string(layout)
+    parts = []
+    for i, element in enumerate(shape.tuple_shapes):
+        text = shape_text(element, layout)
+        if i and i % _TUPLE_INDEX_INTERVAL == 0:
+            text = f"/*index={i}*/{text}"
+        parts.append(text)
+    return "(" + ", ".join(parts) + ")"
+
+
+def program_shape_text(program_shape: ProgramShape) -> str:
+    """A computation signature: ``(a: f32[2], b: s32[]) -> f32[2]`` (no layouts)."""
+    names = program_shape.parameter_names or tuple(
+        f"p{i}" for i in range(len(program_shape.parameters))
+    )
+    params = ", ".join(
+        f"{name}: {shape_text(shape, False)}"
+        for name, shape in zip(names, program_shape.parameters, strict=True)
+    )
+    return f"({params}) -> {shape_text(program_shape.result, False)}"
+
+
+def computation_layout_text(layout: ProgramShape) -> str:
+    """An entry_computation_layout value body: ``(f32[2]{0}, s32[])->f32[2]{0}``."""
+    parts = []
+    for i, shape in enumerate(layout.parameters):
+        text = shape_text(shape)
+        if i and i % _TUPLE_INDEX_INTERVAL == 0:
+            text = f"/*index={i}*/{text}"
+        parts.append(text)
+    return "(" + ", ".join(parts) + ")->" + shape_text(layout.result)
+
+
+def _shape_index_text(index: tuple[int, ...]) -> str:
+    return "{" + ",".join(str(i) for i in index) + "}"
+
+
+def input_output_alias_text(alias: Any) -> str:
+    entries = ", ".join(
+        f"{_shape_index_text(e.output_index)}: ({e.parameter_number}, "
+        f"{_shape_index_text(e.parameter_index)}, {e.kind})"
+        for e in alias.entries
+    )
+    return "{ " + entries + " }"
+
+
+def buffer_donor_text(donor: Any) -> str:
+    entries = ", ".join(f"({p}, {_shape_index_text(index)})" for p, index in donor.entries)
+    return "{ " + entries + " }"
+
+
+# -- instructions ----------------------------------------------------------------
+
+
+def _name(name: str, options: PrintOptions) -> str:
+    return "%" + name if options.print_percent else name
+
+
+def literal_text(literal: Any) -> str:
+    """A constant's body as it appears inside ``constant(...)``."""
+    if literal is None:
+        return ""
+    if isinstance(literal, (RawLiteral, RawAttribute)):
+        return literal.text
+    module = _hooks.literal_text_module()
+    if module is None:
+        return str(literal)
+    return module.format_literal(literal, with_shape=False, oneline=True)
+
+
+def _operands_text(instruction: HloInstruction, options: PrintOptions) -> str:
+    if instruction.opcode is HloOpcode.CONSTANT:
+        return literal_text(instruction.literal)
+    if instruction.opcode is HloOpcode.PARAMETER:
+        return str(instruction.parameter_number)
+    out: list[str] = []
+    interval = options.operand_index_interval
+    for i, operand in enumerate(instruction.operands):
+        text = _name(operand.name, options)
+        if options.print_operand_shape:
+            text = shape_text(operand.shape) + " " + text
+        if i and interval and i % interval == 0:
+            text = f"/*index={i}*/{text}"
+        out.append(text)
+    return ", ".join(out)
+
+
+def format_value(value: Any) -> str:
+    """Text for a plain Python attribute value the registry does not know."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, (list, tuple)):
+        return "{" + ",".join(format_value(v) for v in value) + "}"
+    return str(value)
+
+
+def attribute_value_text(
+    instruction: HloInstruction, name: str, value: Any, options: PrintOptions
+) -> str:
+    if isinstance(value, RawAttribute):
+        return value.text
+    if isinstance(value, HloComputation):
+        return _name(value.name, options)
+    if isinstance(value, (list, tuple)) and value and isinstance(value[0], HloComputation):
+        return "{" + ", ".join(_name(c.name, options) for c in value) + "}"
+    syntax = _hooks.attribute_syntax(instruction.opcode, name)
+    if syntax is not None:
+        return syntax.format(value)
+    return format_value(value)
+
+
+_HIDDEN_BY_OPTION = {
+    "metadata": "print_metadata",
+    "backend_config": "print_backend_config",
+}
+_CONTROL_RANK = _TRAILING_RANK[CONTROL_PREDECESSORS]
+
+
+def _attributes_text(
+    instruction: HloInstruction,
+    options: PrintOptions,
+    items: list[tuple[HloInstruction, str, Any]] | None = None,
+) -> str:
+    """``, name=value`` for each attribute; ``items`` overrides (owner, name, value)."""
+    if items is None:
+        items = [(instruction, n, v) for n, v in instruction.attributes.items()]
+    control = ""
+    if options.print_control_dependencies and instruction.control_predecessors:
+        names = ", ".join(_name(p.name, options) for p in instruction.control_predecessors)
+        control = f", {CONTROL_PREDECESSORS}={{{names}}}"
+    anchor = instruction._control_after
+    if anchor is not None and anchor != "" and anchor not in instruction.attributes:
+        anchor = None
+    out: list[str] = []
+    if control and anchor == "":
+        out.append(control)
+        control = ""
+    for owner, name, value in items:
+        if control and anchor is None and _TRAILING_RANK.get(name, -1) > _CONTROL_RANK:
+            out.append(control)
+            control = ""
+        option = _HIDDEN_BY_OPTION.get(name)
+        if option is None or getattr(options, option):
+            out.append(f", {name}={attribute_value_text(owner, name, value, options)}")
+        if control and name == anchor:
+            out.append(control)
+            control = ""
+    out.append(control)
+    return "".join(out)
+
+
+def instruction_text(
+    instruction: HloInstruction, options: PrintOptions, sugared: frozenset[int] | None = None
+) -> str:
+    """One instruction line, without indentation and without ROOT.
+
+    ``sugared`` holds the ids of async wrapper computations printed as
+    shorthand (computed from the module when not given).
+    """
+    opcode = instruction.opcode.value
+    items = None
+    if instruction.opcode in async_sugar.ROLE_OF:
+        if sugared is None:
+            module = instruction.parent.parent if instruction.parent is not None else None
+            sugared = async_sugar.sugared_computations(module)
+        callee = async_sugar.async_computation(instruction)
+        if callee is not None and id(callee) in sugared:
+            opcode = f"{callee.root.opcode.value}-{async_sugar.ROLE_OF[instruction.opcode]}"
+            items = async_sugar.sugared_attributes(instruction, callee)
+    return (
+        f"{_name(instruction.name, options)} = {shape_text(instruction.shape)} "
+        f"{opcode}({_operands_text(instruction, options)})"
+        f"{_attributes_text(instruction, options, items)}"
+    )
+
+
+# -- computations and modules ------------------------------------------------------
+
+
+def computation_text(
+    computation: HloComputation, options: PrintOptions, sugared: frozenset[int] | None = None
+) -> str:
+    """A computation block, without the blank lines that separate computations."""
+    if sugared is None:
+        sugared = async_sugar.sugared_computations(computation.parent)
+    head = "ENTRY " if computation.is_entry else ""
+    head += _name(computation.name, options) + " "
+    if options.print_program_shape:
+        head += program_shape_text(computation.program_shape) + " "
+    lines = [head + "{"]
+    root = computation.root
+    for instruction in computation.post_order():
+        prefix = "  ROOT " if instruction is root else "  "
+        lines.append(prefix + instruction_text(instruction, options, sugared))
+    tail = "}"
+    if computation.execution_thread is not None:
+        tail += f", execution_thread={quote(computation.execution_thread)}"
+    lines.append(tail)
+    return "\n".join(lines)
+
+
+def _header_attribute_text(module: Any, name: str, explicit: bool) -> str | None:
+    """``name=value`` for one header attribute, or None when it is not printed."""
+    config = module.config
+    if name in config.extras:
+        return f"{name}={config.extras[name]}"
+    if name == "is_scheduled":
+        if config.is_scheduled or explicit:
+            return f"is_scheduled={'true' if config.is_scheduled else 'false'}"
+    elif name == "input_output_alias":
+        if config.input_output_alias is not None and (
+            explicit or config.input_output_alias.entries
+        ):
+            return f"input_output_alias={input_output_alias_text(config.input_output_alias)}"
+    elif name == "buffer_donor":
+        if config.buffer_donor is not None and (explicit or config.buffer_donor.entries):
+            return f"buffer_donor={buffer_donor_text(config.buffer_donor)}"
+    elif name == "entry_computation_layout":
+        if config.entry_computation_layout is not None:
+            body = computation_layout_text(config.entry_computation_layout)
+            return f"entry_computation_layout={{{body}}}"
+    elif name in ("replica_count", "num_partitions"):
+        value = getattr(config, name)
+        if value != 1 or explicit:
+            return f"{name}={value}"
+    elif name == "frontend_attributes":
+        value = config.frontend_attributes
+        if value is not None:
+            if isinstance(value, RawAttribute):
+                return f"frontend_attributes={value.text}"
+            syntax = _hooks.attribute_syntax(None, "frontend_attributes")
+            text = syntax.format(value) if syntax is not None else format_value(value)
+            return f"frontend_attributes={text}"
+    return None
+
+
+def module_header_text(module: Any) -> str:
+    from .module import HEADER_ORDER
+
+    config = module.config
+    parts = [f"HloModule {module.name}"]
+    names = list(dict.fromkeys(config.order))
+    names += [n for n in HEADER_ORDER if n not in names]
+    names += [n for n in config.extras if n not in names]
+    explicit = set(config.order)
+    for name in names:
+        text = _header_attribute_text(module, name, name in explicit)
+        if text is not None:
+            parts.append(text)
+    return ", ".join(parts)
+
+
+def module_text(module: Any, options: PrintOptions) -> str:
+    """The whole module, ending with a blank line as XLA's text does."""
+    text = module_header_text(module)
+    if module.stack_frame_tables and options.print_metadata:
+        text += "\n\n" + module.stack_frame_tables + "\n"
+    text += "\n\n"
+    sugared = async_sugar.sugared_computations(module)
+    computations = [c for c in module.computation_post_order() if id(c) not in sugared]
+    return text + "".join(computation_text(c, options, sugared) + "\n\n" for c in computations)
+
+
+__all__ = [
+    "PrintOptions",
+    "attribute_value_text",
+    "computation_layout_text",
+    "computation_text",
+    "instruction_text",
+    "module_text",
+    "program_shape_text",
+    "shape_text",
+]
