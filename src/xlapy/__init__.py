@@ -4,7 +4,21 @@ The top level re-exports what a user touches first: element types, shapes,
 layouts, literals and the error classes. See docs/architecture.md for the map.
 """
 
-from . import errors, types
+from . import (
+    errors,
+    ops,  # noqa: E402
+    types,
+)
+from .builder import XlaBuilder, XlaComputation, XlaOp  # noqa: E402  (needs the types above)
+from .client import (  # noqa: E402
+    ClientLibrary,
+    CompileOptions,
+    Executable,
+    GlobalData,
+    LocalClient,
+    local_client,
+)
+from .custom_call import register_custom_call  # noqa: E402
 from .errors import (
     DeadlineExceededError,
     InvalidArgumentError,
@@ -17,11 +31,62 @@ from .literal import Literal
 from .shape import Shape
 from .types import *  # noqa: F403  (PRED, S32, F32, ... as top-level constants)
 from .types import PrimitiveType
+from .xla_data import (
+    ChannelHandle,
+    ComparisonDirection,
+    ComparisonType,
+    ConvolutionDimensionNumbers,
+    DotDimensionNumbers,
+    FftType,
+    GatherDimensionNumbers,
+    Padding,
+    PaddingConfig,
+    PaddingConfigDimension,
+    Precision,
+    PrecisionConfig,
+    RandomAlgorithm,
+    RandomDistribution,
+    ReplicaGroup,
+    ScatterDimensionNumbers,
+    TriangularSolveOptions,
+    Window,
+    WindowDimension,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "errors",
+    "ops",
+    "ChannelHandle",
+    "ClientLibrary",
+    "ComparisonDirection",
+    "ComparisonType",
+    "CompileOptions",
+    "ConvolutionDimensionNumbers",
+    "DotDimensionNumbers",
+    "Executable",
+    "FftType",
+    "GatherDimensionNumbers",
+    "GlobalData",
+    "LocalClient",
+    "Padding",
+    "PaddingConfig",
+    "PaddingConfigDimension",
+    "Precision",
+    "PrecisionConfig",
+    "RandomAlgorithm",
+    "RandomDistribution",
+    "ReplicaGroup",
+    "ScatterDimensionNumbers",
+    "TriangularSolveOptions",
+    "Window",
+    "WindowDimension",
+    "XlaBuilder",
+    "XlaComputation",
+    "XlaOp",
+    "local_client",
+    "register_custom_call",
     "DeadlineExceededError",
     "InvalidArgumentError",
     "Layout",

@@ -1,0 +1,350 @@
+"""The client API of seed 004: data behind handles, compile once, run many times.
+
+``xlapy.local_client()`` gives a client for a platform; values move in with
+``transfer_to_server`` (a ``GlobalData`` handle) and out with ``transfer``
+(a ``Literal``); ``compile`` turns an ``XlaComputation`` (or ``HloModule``) into
+an ``Executable`` that can be run on handles or called directly with numpy
+arrays. This module is the one place that ties a computation to a backend.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .builder import XlaComputation
+from .errors import (
+    FailedPreconditionError,
+    InvalidArgumentError,
+    NotFoundError,
+    UnimplementedError,
+)
+from .hlo.module import HloModule
+from .literal import Literal
+from .shape import ProgramShape, Shape
+
+DEFAULT_PLATFORM = "interpreter"  # becomes "cpu" when the CPU backend lands
+
+
+@dataclass
+class CompileOptions:
+    """How to compile: device counts and backend-specific options."""
+
+    num_replicas: int = 1
+    num_partitions: int = 1
+    backend_options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("num_replicas", "num_partitions"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise InvalidArgumentError(
+                    f"CompileOptions.{name} must be an int >= 1, got {value!r}"
+                )
+
+
+@dataclass(frozen=True)
+class Device:
+    """One device of a platform (the interpreter and CPU have one per process)."""
+
+    platform: str
+    id: int
+
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.id}"
+
+
+class GlobalData:
+    """A handle to a value held by the service; ``delete()`` frees it."""
+
+    def __init__(self, client: LocalClient, handle: int, shape: Shape) -> None:
+        self._client = client
+        self.handle = handle
+        self.shape = shape
+
+    def delete(self) -> None:
+        self._client._release(self.handle)
+
+    @property
+    def is_deleted(self) -> bool:
+        return not self._client._holds(self.handle)
+
+    def __repr__(self) -> str:
+        state = "deleted" if self.is_deleted else str(self.shape)
+        return f"<GlobalData #{self.handle}: {state}>"
+
+
+def _to_literal(value: Any, what: str) -> Literal:
+    if isinstance(value, Literal):
+        return value
+    try:
+        return Literal.from_value(value)
+    except Exception as e:  # noqa: BLE001  (any conversion failure is the caller's input)
+        raise InvalidArgumentError(
+            f"{what}: cannot turn {type(value).__name__} into a value: {e}"
+        ) from None
+
+
+class Executable:
+    """A compiled computation: run it on handles, or call it with numpy arrays."""
+
+    def __init__(
+        self,
+        client: LocalClient,
+        module: HloModule,
+        backend_executable: Any,
+        options: CompileOptions,
+    ) -> None:
+        self.client = client
+        self.hlo_module = module
+        self.options = options
+        self._executable = backend_executable
+        entry = module.entry.program_shape
+        self.program_shape = ProgramShape(entry.parameters, entry.result, entry.parameter_names)
+
+    @property
+    def fallback_ops(self) -> list[str]:
+        """Ops that run through interpreter kernels rather than native code."""
+        return list(getattr(self._executable, "fallback_ops", []))
+
+    @property
+    def num_devices(self) -> int:
+        return self.options.num_replicas * self.options.num_partitions
+
+    def _check_arguments(self, literals: Sequence[Literal]) -> list[Literal]:
+        params = self.program_shape.parameters
+        names = self.program_shape.parameter_names or tuple(
+            f"parameter {i}" for i in range(len(params))
+        )
+        if len(literals) != len(params):
+            signature = ", ".join(f"{n}: {s}" for n, s in zip(names, params, strict=True))
+            raise InvalidArgumentError(
+                f"{self.hlo_module.name} takes {len(params)} arguments ({signature}), "
+                f"got {len(literals)}"
+            )
+        checked = []
+        for i, (literal, expected, name) in enumerate(zip(literals, params, names, strict=True)):
+            if not literal.shape.compatible(expected):
+                raise InvalidArgumentError(
+                    f"argument {i} ({name}) of {self.hlo_module.name}: expected {expected}, "
+                    f"got {literal.shape}"
+                )
+            if (
+                expected.is_array
+                and expected.layout is not None
+                and literal.shape.layout != expected.layout
+            ):
+                literal = literal.relayout(expected.layout)
+            checked.append(literal)
+        return checked
+
+    def execute_literals(self, arguments: Sequence[Literal]) -> Literal:
+        return self._executable.execute(self._check_arguments(arguments))
+
+    def execute_replicated(self, arguments: Sequence[Sequence[Any]]) -> list[Any]:
+        """Run every device with its own arguments; one numpy result per device."""
+        per_device = [
+            self._check_arguments([_to_literal(a, f"argument {i}") for i, a in enumerate(args)])
+            for args in arguments
+        ]
+        if len(per_device) != self.num_devices:
+            raise InvalidArgumentError(
+                f"{self.hlo_module.name} runs on {self.num_devices} devices; got arguments "
+                f"for {len(per_device)}"
+            )
+        return [r.to_numpy() for r in self._executable.execute_replicated(per_device)]
+
+    def execute(self, arguments: Sequence[GlobalData]) -> GlobalData:
+        literals = [self.client._literal_of(a) for a in arguments]
+        return self.client._hold(self.execute_literals(literals))
+
+    def __call__(self, *arguments: Any) -> Any:
+        """numpy arrays, scalars, Literals or GlobalData in; numpy arrays (tuples nested) out.
+
+        A replicated executable runs every device on the same arguments and
+        returns the list of per-device results.
+        """
+        literals = [
+            self.client._literal_of(a)
+            if isinstance(a, GlobalData)
+            else _to_literal(a, f"argument {i}")
+            for i, a in enumerate(arguments)
+        ]
+        if self.num_devices > 1:
+            return self.execute_replicated([literals] * self.num_devices)
+        return self.execute_literals(literals).to_numpy()
+
+    @property
+    def infeed(self) -> Any:
+        """Per-device infeed queues (``executable.infeed[device].put(array)``)."""
+        return [f.infeed for f in getattr(self._executable, "feeds", [])]
+
+    @property
+    def outfeed(self) -> Any:
+        return [f.outfeed for f in getattr(self._executable, "feeds", [])]
+
+    def __repr__(self) -> str:
+        return (
+            f"<Executable {self.hlo_module.name} on {self.client.platform}: {self.program_shape}>"
+        )
+
+
+def _interpreter_backend() -> Any:
+    from .backends.interpreter import InterpreterBackend
+
+    return InterpreterBackend()
+
+
+def _interpreter_options(options: CompileOptions) -> Any:
+    from .backends.interpreter import InterpreterOptions
+
+    return InterpreterOptions(
+        num_replicas=options.num_replicas,
+        num_partitions=options.num_partitions,
+        **options.backend_options,
+    )
+
+
+# platform name -> (backend factory, options adapter)
+_PLATFORMS = {
+    "interpreter": (_interpreter_backend, _interpreter_options),
+}
+_PLANNED = {"cpu": "the CPU compiler is not built yet; use platform='interpreter'"}
+
+
+class LocalClient:
+    """A client whose service runs in this process."""
+
+    def __init__(self, platform: str) -> None:
+        if platform not in _PLATFORMS:
+            if platform in _PLANNED:
+                raise UnimplementedError(f"platform {platform!r}: {_PLANNED[platform]}")
+            raise NotFoundError(
+                f"unknown platform {platform!r}; available: {', '.join(sorted(_PLATFORMS))}"
+            )
+        self.platform = platform
+        make_backend, self._adapt_options = _PLATFORMS[platform]
+        self._backend = make_backend()
+        self._store: dict[int, Literal] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    # -- devices --------------------------------------------------------------------------
+    def devices(self) -> list[Device]:
+        return [Device(self.platform, 0)]
+
+    def device_count(self) -> int:
+        return len(self.devices())
+
+    # -- data -----------------------------------------------------------------------------
+    def transfer_to_server(self, value: Any) -> GlobalData:
+        """Move a numpy array, scalar or Literal to the service; returns its handle."""
+        return self._hold(_to_literal(value, "transfer_to_server"))
+
+    def transfer(self, data: GlobalData) -> Literal:
+        """The value behind a handle, as a Literal."""
+        return self._literal_of(data)
+
+    def _hold(self, literal: Literal) -> GlobalData:
+        with self._lock:
+            handle = next(self._ids)
+            self._store[handle] = literal
+        return GlobalData(self, handle, literal.shape)
+
+    def _holds(self, handle: int) -> bool:
+        return handle in self._store
+
+    def _release(self, handle: int) -> None:
+        with self._lock:
+            if self._store.pop(handle, None) is None:
+                raise FailedPreconditionError(f"GlobalData #{handle} was already deleted")
+
+    def _literal_of(self, data: GlobalData) -> Literal:
+        if not isinstance(data, GlobalData):
+            raise InvalidArgumentError(f"expected a GlobalData handle, got {type(data).__name__}")
+        if data._client is not self:
+            raise InvalidArgumentError(f"{data!r} belongs to another client")
+        literal = self._store.get(data.handle)
+        if literal is None:
+            raise FailedPreconditionError(f"GlobalData #{data.handle} has been deleted")
+        return literal
+
+    # -- compiling and running ----------------------------------------------------------------
+    def compile(
+        self, computation: XlaComputation | HloModule, options: CompileOptions | None = None
+    ) -> Executable:
+        """Compile once; run the result many times."""
+        module = _module_of(computation)
+        options = options or CompileOptions()
+        module = module.clone()
+        module.replica_count = options.num_replicas
+        module.num_partitions = options.num_partitions
+        backend_executable = self._backend.compile(module, self._adapt_options(options))
+        return Executable(self, module, backend_executable, options)
+
+    def execute(
+        self,
+        computation: XlaComputation | HloModule | Executable,
+        arguments: Sequence[GlobalData] = (),
+    ) -> GlobalData:
+        executable = (
+            computation if isinstance(computation, Executable) else self.compile(computation)
+        )
+        return executable.execute(arguments)
+
+    def execute_and_transfer(
+        self,
+        computation: XlaComputation | HloModule | Executable,
+        arguments: Sequence[GlobalData] = (),
+    ) -> Literal:
+        return self.transfer(self.execute(computation, arguments))
+
+    def __repr__(self) -> str:
+        return f"<LocalClient {self.platform}>"
+
+
+def _module_of(computation: Any) -> HloModule:
+    if isinstance(computation, XlaComputation):
+        return computation.hlo_module
+    if isinstance(computation, HloModule):
+        return computation
+    raise InvalidArgumentError(
+        f"expected an XlaComputation or HloModule, got {type(computation).__name__}"
+    )
+
+
+class ClientLibrary:
+    """Seed 004's entry point: one local client per platform, made on first use."""
+
+    _clients: dict[str, LocalClient] = {}
+    _lock = threading.Lock()
+
+    @classmethod
+    def local_client(cls, platform: str | None = None) -> LocalClient:
+        platform = platform or DEFAULT_PLATFORM
+        with cls._lock:
+            if platform not in cls._clients:
+                cls._clients[platform] = LocalClient(platform)
+            return cls._clients[platform]
+
+    client_library_or_die = local_client
+
+
+def local_client(platform: str | None = None) -> LocalClient:
+    """The local client for ``platform`` (default: the best one available)."""
+    return ClientLibrary.local_client(platform)
+
+
+__all__ = [
+    "ClientLibrary",
+    "CompileOptions",
+    "DEFAULT_PLATFORM",
+    "Device",
+    "Executable",
+    "GlobalData",
+    "LocalClient",
+    "local_client",
+]

@@ -1,0 +1,92 @@
+"""The custom-call target registry (``xlapy.register_custom_call``).
+
+A custom call names a target; the target is either a Python function over
+numpy arrays or a C function with the seed's ABI ``void f(void* out, void** in)``
+(a ctypes function or a raw address). Backends look targets up at compile
+time, so an unknown target is an error when compiling, naming the target.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import InvalidArgumentError, NotFoundError
+
+ALL_PLATFORMS = "*"
+C_ABI = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+
+
+@dataclass(frozen=True)
+class CustomCallTarget:
+    """A registered target: ``python`` (numpy arrays in, array or tuple out) or ``c``."""
+
+    name: str
+    kind: str  # "python" or "c"
+    function: Callable[..., Any] | None
+    address: int | None  # for kind "c": the function's address
+    platform: str
+
+
+_lock = threading.Lock()
+_targets: dict[tuple[str, str], CustomCallTarget] = {}
+
+
+def register_custom_call(name: str, fn: Any, platform: str = ALL_PLATFORMS) -> None:
+    """Register ``fn`` as custom-call target ``name`` for ``platform`` (default: every one).
+
+    ``fn`` is a Python callable taking the operands as numpy arrays and
+    returning the result (an array, or a tuple for a tuple shape); or a C
+    function (a ctypes function pointer, or an int address) with the ABI
+    ``void f(void* out, void** in)`` that writes the result into ``out``.
+    """
+    if not isinstance(name, str) or not name:
+        raise InvalidArgumentError(
+            f"register_custom_call: name must be a non-empty string, got {name!r}"
+        )
+    if isinstance(fn, int):
+        target = CustomCallTarget(name, "c", None, fn, platform)
+    elif isinstance(fn, ctypes._CFuncPtr):  # type: ignore[attr-defined]
+        address = ctypes.cast(fn, ctypes.c_void_p).value
+        target = CustomCallTarget(name, "c", fn, address, platform)
+    elif callable(fn):
+        target = CustomCallTarget(name, "python", fn, None, platform)
+    else:
+        raise InvalidArgumentError(
+            f"register_custom_call({name!r}): expected a Python callable, a ctypes function "
+            f"or an address, got {type(fn).__name__}"
+        )
+    with _lock:
+        _targets[(name, platform)] = target
+
+
+def unregister_custom_call(name: str, platform: str = ALL_PLATFORMS) -> None:
+    with _lock:
+        _targets.pop((name, platform), None)
+
+
+def lookup_custom_call(name: str, platform: str) -> CustomCallTarget:
+    """The target for ``platform`` (or registered for every platform); NotFound otherwise."""
+    with _lock:
+        target = _targets.get((name, platform)) or _targets.get((name, ALL_PLATFORMS))
+        known = sorted({n for n, p in _targets if p in (platform, ALL_PLATFORMS)})
+    if target is None:
+        hint = f"; registered targets: {', '.join(known)}" if known else ""
+        raise NotFoundError(
+            f"custom-call target {name!r} is not registered for platform {platform!r}; "
+            f"register it with xlapy.register_custom_call({name!r}, fn){hint}"
+        )
+    return target
+
+
+__all__ = [
+    "ALL_PLATFORMS",
+    "C_ABI",
+    "CustomCallTarget",
+    "lookup_custom_call",
+    "register_custom_call",
+    "unregister_custom_call",
+]

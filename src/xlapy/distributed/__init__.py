@@ -1,0 +1,5 @@
+"""Replicas and partitions: devices that run one program together and meet in collectives."""
+
+from .hub import DEFAULT_TIMEOUT_SECONDS, CollectiveHub
+
+__all__ = ["CollectiveHub", "DEFAULT_TIMEOUT_SECONDS"]
