@@ -1,16 +1,13 @@
 """xlapy: XLA, the domain-specific compiler for linear algebra, in Python.
 
 The top level re-exports what a user touches first: element types, shapes,
-layouts, literals and the error classes. See docs/architecture.md for the map.
+layouts, literals, the builder, the attribute types of the ops, the client and
+the error classes. See docs/architecture.md for the map.
 """
 
-from . import (
-    errors,
-    ops,  # noqa: E402
-    types,
-)
-from .builder import XlaBuilder, XlaComputation, XlaOp  # noqa: E402  (needs the types above)
-from .client import (  # noqa: E402
+from . import computations, errors, ops, types
+from .builder import XlaBuilder, XlaComputation, XlaOp
+from .client import (
     ClientLibrary,
     CompileOptions,
     Executable,
@@ -18,7 +15,7 @@ from .client import (  # noqa: E402
     LocalClient,
     local_client,
 )
-from .custom_call import register_custom_call  # noqa: E402
+from .custom_call import register_custom_call
 from .errors import (
     DeadlineExceededError,
     InvalidArgumentError,
@@ -57,6 +54,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "errors",
+    "computations",
     "ops",
     "ChannelHandle",
     "ClientLibrary",

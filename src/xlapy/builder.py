@@ -14,6 +14,7 @@ sub-builder over parameters of the shapes the op needs.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import os
 import sys
@@ -440,6 +441,16 @@ class XlaBuilder:
         sub = self.create_sub_builder(getattr(fn, "__name__", role).strip("<>") or role)
         sub._die_immediately = True  # an error inside the trace belongs to this call
         params = [ops.Parameter(sub, i, shape, f"p{i}") for i, shape in enumerate(parameter_shapes)]
+        try:
+            inspect.signature(fn).bind(*params)
+        except TypeError:
+            shapes = ", ".join(str(s) for s in parameter_shapes)
+            raise InvalidArgumentError(
+                f"{op_name}: the {role} must take {len(params)} parameters ({shapes}); "
+                f"{getattr(fn, '__name__', 'the callable')}{inspect.signature(fn)} does not"
+            ) from None
+        except ValueError:  # no signature to check (some builtins): let the call decide
+            pass
         try:
             result = fn(*params)
         except XlaError as e:

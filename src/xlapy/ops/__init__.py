@@ -10,5 +10,7 @@ from .elementwise import *  # noqa: F403
 from .elementwise import __all__ as _elementwise
 from .movement import *  # noqa: F403
 from .movement import __all__ as _movement
+from .reductions import *  # noqa: F403
+from .reductions import __all__ as _reductions
 
-__all__ = [*_elementwise, *_movement]
+__all__ = [*_elementwise, *_movement, *_reductions]
