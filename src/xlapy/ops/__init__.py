@@ -6,11 +6,15 @@ with snake_case keywords. Each family lives in its own module; this package
 re-exports them all.
 """
 
+from .control import *  # noqa: F403
+from .control import __all__ as _control
 from .elementwise import *  # noqa: F403
 from .elementwise import __all__ as _elementwise
+from .linalg import *  # noqa: F403
+from .linalg import __all__ as _linalg
 from .movement import *  # noqa: F403
 from .movement import __all__ as _movement
 from .reductions import *  # noqa: F403
 from .reductions import __all__ as _reductions
 
-__all__ = [*_elementwise, *_movement, *_reductions]
+__all__ = [*_elementwise, *_movement, *_reductions, *_linalg, *_control]

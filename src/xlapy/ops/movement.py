@@ -48,7 +48,7 @@ def Parameter(
     number = int(parameter_number)
     if number < 0:
         raise InvalidArgumentError(f"Parameter: parameter_number must be >= 0, got {number}")
-    if shape.is_array and shape.layout is None:
+    if not shape.has_layout:  # tuples get default layouts on every element too
         shape = shape.with_default_layout()
     attributes = {}
     if replicated_at_leaf_buffers is not None:

@@ -33,6 +33,8 @@ def _client() -> tuple[Any, Any]:
     import jax
     from jax._src.lib import xla_client
 
+    # 64-bit arguments (f64, s64, c128) must reach XLA unnarrowed.
+    jax.config.update("jax_enable_x64", True)
     return jax, xla_client
 
 
