@@ -1,0 +1,267 @@
+"""Interpreter kernels of the ops that move data without computing on it.
+
+Values are logical arrays (see the evaluator), so most of these are one numpy
+call; layouts only matter to ``bitcast``, which reinterprets memory and so
+goes through a physical buffer.
+
+Dynamic shapes: a value is always carried at its *bound* (the padded size
+XLA allocates), never at its dynamic size. ``set-dimension-size`` therefore
+returns its operand unchanged and ``get-dimension-size`` reports the bound;
+``dynamic-reshape`` reads the leading elements it needs and pads the result
+back to the bound. Programs whose results depend on the dynamic sizes (rather
+than on the valid region only) may differ from XLA, which tracks them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ....errors import InvalidArgumentError, UnimplementedError
+from ....hlo.instruction import HloInstruction
+from ....hlo.opcode import HloOpcode as Op
+from ....literal import Literal
+from ....shape import Shape
+from ..evaluator import TOKEN, EvalContext, Value, kernel, value_from_literal
+
+
+def dtype_of(shape: Shape) -> np.dtype:
+    return shape.element_type.dtype
+
+
+def index_scalar(value: Value) -> int:
+    """A start index of any integer type (s4...u64) as a Python int, sign respected."""
+    return int(np.asarray(value).reshape(()).item())
+
+
+def clamp_starts(starts: list[int], bounds: tuple[int, ...], sizes: tuple[int, ...]) -> list[int]:
+    """Clamp so the whole window fits: the spec's rule, which never fails at run time."""
+    return [min(max(s, 0), max(b - n, 0)) for s, b, n in zip(starts, bounds, sizes, strict=True)]
+
+
+@kernel(Op.CONSTANT)
+def _constant(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    literal = instruction.literal
+    if not isinstance(literal, Literal):
+        raise ctx.fail(
+            instruction, f"the constant's value was not parsed into a literal ({literal!r})"
+        )
+    return value_from_literal(literal)
+
+
+@kernel(Op.BROADCAST)
+def _broadcast(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    x = np.asarray(operands[0])
+    dims = tuple(instruction.attributes.get("dimensions", ()))
+    out = instruction.shape.dimensions
+    expanded = [1] * len(out)
+    for i, d in enumerate(dims):
+        expanded[d] = x.shape[i]
+    return np.array(np.broadcast_to(x.reshape(expanded), out))
+
+
+@kernel(Op.RESHAPE)
+def _reshape(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    # Logical reshape is row-major whatever the layouts: XLA's definition.
+    return np.array(np.asarray(operands[0]).reshape(instruction.shape.dimensions))
+
+
+@kernel(Op.TRANSPOSE)
+def _transpose(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    return np.ascontiguousarray(np.transpose(operands[0], instruction.attributes["dimensions"]))
+
+
+@kernel(Op.REVERSE)
+def _reverse(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    dims = tuple(instruction.attributes.get("dimensions", ()))
+    return np.ascontiguousarray(np.flip(operands[0], axis=dims)) if dims else np.array(operands[0])
+
+
+@kernel(Op.SLICE)
+def _slice(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    triples = instruction.attributes["slice"]
+    index = tuple(slice(int(a), int(b), int(c)) for a, b, c in triples)
+    return np.array(np.asarray(operands[0])[index])
+
+
+@kernel(Op.DYNAMIC_SLICE)
+def _dynamic_slice(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    x = np.asarray(operands[0])
+    sizes = tuple(int(s) for s in instruction.attributes["dynamic_slice_sizes"])
+    starts = clamp_starts([index_scalar(v) for v in operands[1:]], x.shape, sizes)
+    index = tuple(slice(s, s + n) for s, n in zip(starts, sizes, strict=True))
+    return np.array(x[index])
+
+
+@kernel(Op.DYNAMIC_UPDATE_SLICE)
+def _dynamic_update_slice(
+    ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
+) -> Value:
+    result = np.array(operands[0])  # a copy: operands may be shared with other users
+    update = np.asarray(operands[1])
+    starts = clamp_starts([index_scalar(v) for v in operands[2:]], result.shape, update.shape)
+    index = tuple(slice(s, s + n) for s, n in zip(starts, update.shape, strict=True))
+    result[index] = update
+    return result
+
+
+@kernel(Op.CONCATENATE)
+def _concatenate(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    (axis,) = instruction.attributes["dimensions"]
+    return np.concatenate([np.asarray(o) for o in operands], axis=axis)
+
+
+def pad_array(x: np.ndarray, value: object, triples: list[tuple[int, int, int]]) -> np.ndarray:
+    """Pad with interior padding first, then (possibly negative) edge padding.
+
+    Shared with reduce-window, whose base dilation is interior padding with the
+    init value. Computes where the dilated operand lands in the result and
+    copies the part of it that survives negative edges, in one assignment.
+    """
+    out_shape, src, dst = [], [], []
+    for size, (low, high, interior) in zip(x.shape, triples, strict=True):
+        dilated = size + max(size - 1, 0) * interior
+        out = low + dilated + high
+        if out < 0:
+            raise InvalidArgumentError(f"padding {low}_{high}_{interior} of {size} is negative")
+        out_shape.append(out)
+        # Dilated position p lands at low + p; keep the positions in [0, out).
+        first = max(0, -low)
+        last = min(dilated, out - low)  # exclusive
+        step = interior + 1
+        # Operand elements sit at dilated positions i * step: those in [first, last).
+        i0 = -(-first // step)
+        i1 = -(-last // step) if last > 0 else 0
+        i1 = max(i0, min(i1, size))
+        src.append(slice(i0, i1))
+        dst.append(slice(low + i0 * step, low + i0 * step + (i1 - i0 - 1) * step + 1, step))
+    result = np.full(out_shape, value, dtype=x.dtype)
+    if all(s.stop > s.start for s in src):
+        result[tuple(dst)] = x[tuple(src)]
+    return result
+
+
+@kernel(Op.PAD)
+def _pad(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    x, value = np.asarray(operands[0]), np.asarray(operands[1])
+    triples = list(instruction.attributes["padding"].as_triples())
+    return pad_array(x, value, triples)
+
+
+@kernel(Op.IOTA)
+def _iota(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    shape = instruction.shape
+    axis = int(instruction.attributes["iota_dimension"])
+    n = shape.dimensions[axis]
+    # Count in int64 and convert once, so that narrow types (f8, s4) round or
+    # wrap exactly as a conversion of the index would.
+    line = np.arange(n, dtype=np.int64)
+    if shape.element_type.is_float or shape.element_type.is_complex:
+        line = line.astype(np.float64)
+    line = line.astype(dtype_of(shape))
+    expanded = [1] * shape.rank
+    expanded[axis] = n
+    return np.array(np.broadcast_to(line.reshape(expanded), shape.dimensions))
+
+
+@kernel(Op.TUPLE)
+def _tuple(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    return tuple(operands)
+
+
+@kernel(Op.GET_TUPLE_ELEMENT)
+def _get_tuple_element(
+    ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
+) -> Value:
+    return operands[0][instruction.tuple_index]
+
+
+@kernel(Op.OPT_BARRIER, Op.DOMAIN, Op.ADD_DEPENDENCY)
+def _forward(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    """Ops that only constrain scheduling or sharding: the value passes through."""
+    return operands[0]
+
+
+@kernel(Op.AFTER_ALL)
+def _after_all(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    return TOKEN
+
+
+def _with_layout(shape: Shape) -> Shape:
+    """``shape`` with its own layout, or the default one when the text gave none."""
+    return shape if shape.layout is not None else shape.with_default_layout()
+
+
+@kernel(Op.BITCAST)
+def _bitcast(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    """Reinterpret the operand's physical buffer (its layout) as the result's.
+
+    A bitcast is defined on memory, not on logical values: the same bytes read
+    through the result's dimensions and layout. Same-type bitcasts reuse the
+    element buffer directly; type-changing ones go through bytes.
+    """
+    source = _with_layout(instruction.operands[0].shape)
+    target = _with_layout(instruction.shape)
+    x = np.asarray(operands[0])
+    literal = Literal.from_numpy(x, layout=source.layout, element_type=source.element_type)
+    data = literal.data
+    if source.element_type != target.element_type:
+        if source.element_type.is_sub_byte or target.element_type.is_sub_byte:
+            raise UnimplementedError(
+                f"bitcast {instruction.name}: reinterpreting sub-byte element types "
+                f"({source.element_type} -> {target.element_type}) is not supported"
+            )
+        data = np.frombuffer(data.tobytes(), dtype=dtype_of(target))
+    try:
+        result = Literal(target, np.ascontiguousarray(data))
+    except InvalidArgumentError as e:
+        raise ctx.fail(instruction, f"the buffers of {source} and {target} differ: {e}") from None
+    return np.array(result.to_numpy())
+
+
+@kernel(Op.GET_DIMENSION_SIZE)
+def _get_dimension_size(
+    ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
+) -> Value:
+    """The size of the carried value, which is the bound (see the module docstring)."""
+    (dim,) = instruction.attributes["dimensions"]
+    return np.array(np.asarray(operands[0]).shape[dim], dtype=np.int32)
+
+
+@kernel(Op.SET_DIMENSION_SIZE)
+def _set_dimension_size(
+    ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
+) -> Value:
+    """Values stay at their bound, so only the size's validity is checked."""
+    (dim,) = instruction.attributes["dimensions"]
+    x = np.asarray(operands[0])
+    size = index_scalar(operands[1])
+    if not 0 <= size <= x.shape[dim]:
+        raise ctx.fail(instruction, f"size {size} exceeds the bound {x.shape[dim]} of dim {dim}")
+    return x
+
+
+@kernel(Op.DYNAMIC_RESHAPE)
+def _dynamic_reshape(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    """Reshape the leading elements into the dynamic sizes, then pad to the bound.
+
+    The operand counts as fully valid at its bound (values carry no dynamic
+    sizes); the valid region of the result is its leading corner, as XLA lays
+    out a padded dynamic array.
+    """
+    x = np.asarray(operands[0])
+    bounds = instruction.shape.dimensions
+    sizes = [index_scalar(v) for v in operands[1:]]
+    for d, (size, bound) in enumerate(zip(sizes, bounds, strict=True)):
+        if not 0 <= size <= bound:
+            raise ctx.fail(instruction, f"size {size} of dim {d} is outside [0, {bound}]")
+    count = int(np.prod(sizes, dtype=np.int64))
+    if count > x.size:
+        raise ctx.fail(
+            instruction, f"sizes {sizes} need {count} elements; the operand has {x.size}"
+        )
+    result = np.zeros(bounds, dtype=x.dtype)
+    result[tuple(slice(0, s) for s in sizes)] = x.reshape(-1)[:count].reshape(sizes)
+    return result
+
+
+__all__ = ["clamp_starts", "dtype_of", "index_scalar", "pad_array"]

@@ -1,0 +1,383 @@
+"""Interpreter kernels of the ops that call a scalar computation: reduce, windows, sort.
+
+Every kernel calls its computation on whole arrays (``call_scalar``, batched
+when the computation is elementwise) a logarithmic number of times rather
+than once per element:
+
+* reduce and reduce-window reduce pairwise: adjacent pairs are combined in
+  one batched call, halving the data each round, and the init value is
+  combined once at the end. The spec lets the reduction tree be any tree, so
+  float sums may differ from XLA's (sequential or vectorized) order in the
+  last bits; reducers that are only associative up to ties (argmax) see
+  their operands in index order, lower indices on the left. Reduce-windows
+  too large to stack every window's elements (long cumulative sums) fold
+  the window elements in one at a time instead, after the init value.
+* sort is a bottom-up merge sort whose merges are batched binary searches
+  (each element finds its place in the other run), so it is stable and
+  needs only that the comparator be a strict weak order. A comparator that
+  is a single ``compare`` of one operand's pair sorts with numpy directly.
+* select-and-scatter visits window elements in order, carrying a selected
+  value per window, and scatters with the scatter kernel's collision rules.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from ....hlo.computation import HloComputation
+from ....hlo.instruction import HloInstruction
+from ....hlo.opcode import HloOpcode as Op
+from ....types import PrimitiveType
+from ....xla_data import ComparisonDirection, ComparisonType, Window
+from ..evaluator import EvalContext, Value, kernel
+from .indexing import call_scalar, scatter_updates
+from .movement import pad_array
+
+
+def _owned(array: np.ndarray) -> np.ndarray:
+    """A contiguous, writable array: results of batched calls may be broadcast views."""
+    array = np.ascontiguousarray(array)
+    return array if array.flags.writeable else array.copy()
+
+
+def _pack(instruction: HloInstruction, results: list[np.ndarray]) -> Value:
+    arrays = [_owned(r) for r in results]
+    return tuple(arrays) if instruction.shape.is_tuple else arrays[0]
+
+
+def _param_dtype(computation: HloComputation, index: int) -> np.dtype:
+    return computation.parameters[index].shape.element_type.dtype
+
+
+# -- reduce ---------------------------------------------------------------------------
+
+
+def reduce_last_axis(
+    ctx: EvalContext,
+    computation: HloComputation,
+    arrays: list[np.ndarray],
+    inits: list[np.ndarray],
+) -> list[np.ndarray]:
+    """Reduce N same-shaped arrays along their last axis, pairwise; one array per result."""
+    n = len(arrays)
+    batch = arrays[0].shape[:-1]
+    count = arrays[0].shape[-1]
+    inits = [
+        np.broadcast_to(np.asarray(v, dtype=_param_dtype(computation, i)), batch)
+        for i, v in enumerate(inits)
+    ]
+    if count == 0:
+        return [np.array(v) for v in inits]
+    values = [np.asarray(a, dtype=_param_dtype(computation, n + i)) for i, a in enumerate(arrays)]
+    if any(_param_dtype(computation, i) != v.dtype for i, v in enumerate(values)):
+        # Inputs narrower than the accumulators (bf16 into f32): partial results must
+        # not pass through the input parameters, so fold in order instead.
+        results = inits
+        for k in range(count):
+            results = call_scalar(ctx, computation, results + [v[..., k] for v in values])
+        return results
+    while count > 1:
+        half = count // 2
+        left = [v[..., 0 : 2 * half : 2] for v in values]
+        right = [v[..., 1 : 2 * half : 2] for v in values]
+        combined = call_scalar(ctx, computation, left + right)
+        if count % 2:  # the odd one out joins the next round, still last
+            combined = [
+                np.concatenate([c, v[..., -1:].astype(c.dtype)], axis=-1)
+                for c, v in zip(combined, values, strict=True)
+            ]
+        values, count = combined, half + count % 2
+    return call_scalar(ctx, computation, inits + [v[..., 0] for v in values])
+
+
+def _split(operands: list[Value]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    n = len(operands) // 2
+    return [np.asarray(o) for o in operands[:n]], [np.asarray(o) for o in operands[n:]]
+
+
+@kernel(Op.REDUCE)
+def _reduce(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    inputs, inits = _split(operands)
+    dims = [int(d) for d in instruction.attributes.get("dimensions", ())]
+    shape = inputs[0].shape
+    kept = [d for d in range(len(shape)) if d not in dims]
+    kept_shape = tuple(shape[d] for d in kept)
+    count = int(np.prod([shape[d] for d in dims], dtype=np.int64))
+    moved = [np.transpose(x, kept + dims).reshape(kept_shape + (count,)) for x in inputs]
+    return _pack(instruction, reduce_last_axis(ctx, instruction.to_apply, moved, inits))
+
+
+# -- windows --------------------------------------------------------------------------
+
+
+def _window_views(padded: np.ndarray, window: Window, out_shape: Sequence[int]) -> list[np.ndarray]:
+    """For each window element (row-major over the window), its value at every output position."""
+    views = []
+    for offsets in itertools.product(*(range(wd.size) for wd in window.dimensions)):
+        index = []
+        for k, wd, out in zip(offsets, window.dimensions, out_shape, strict=True):
+            start = k * wd.window_dilation
+            index.append(
+                slice(start, start + (out - 1) * wd.stride + 1 if out else start, wd.stride)
+            )
+        views.append(padded[tuple(index)])
+    return views
+
+
+def _padding(window: Window) -> list[tuple[int, int, int]]:
+    """Base dilation is interior padding; both are filled like the edges."""
+    return [(wd.padding_low, wd.padding_high, wd.base_dilation - 1) for wd in window.dimensions]
+
+
+def _result_dims(instruction: HloInstruction) -> tuple[int, ...]:
+    shape = instruction.shape
+    return (shape.tuple_shapes[0] if shape.is_tuple else shape).dimensions
+
+
+# Above this many (window element, output) pairs, reduce-window accumulates window
+# elements one by one instead of stacking them all for the pairwise tree (a cumulative
+# sum over n elements, as JAX emits it, has n^2 pairs).
+_STACK_LIMIT = 1 << 22
+
+
+@kernel(Op.REDUCE_WINDOW)
+def _reduce_window(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    """Pad (and dilate) with the init values, then reduce every window's elements.
+
+    Padding holds the init value, as the spec says; window reversal only
+    changes the order the elements are visited in, which a reduction may
+    choose anyway.
+    """
+    inputs, inits = _split(operands)
+    computation = instruction.to_apply
+    window = instruction.attributes["window"]
+    out_shape = _result_dims(instruction)
+    if inputs[0].ndim == 0:  # a rank-0 window holds the one element
+        stacked = [x.reshape(1) for x in inputs]
+        return _pack(instruction, reduce_last_axis(ctx, computation, stacked, inits))
+    views = []
+    for i, (x, init) in enumerate(zip(inputs, inits, strict=True)):
+        accumulator = _param_dtype(computation, i)
+        padded = pad_array(x.astype(accumulator), init.astype(accumulator), _padding(window))
+        views.append(_window_views(padded, window, out_shape))
+    pairs = len(views[0]) * int(np.prod(out_shape, dtype=np.int64))
+    if pairs <= _STACK_LIMIT:
+        stacked = [np.stack(v, axis=-1) for v in views]
+        return _pack(instruction, reduce_last_axis(ctx, computation, stacked, inits))
+    results = [
+        np.broadcast_to(np.asarray(v, dtype=_param_dtype(computation, i)), out_shape)
+        for i, v in enumerate(inits)
+    ]
+    for element in zip(*views, strict=True):
+        results = call_scalar(ctx, computation, results + list(element))
+    return _pack(instruction, results)
+
+
+@kernel(Op.SELECT_AND_SCATTER)
+def _select_and_scatter(
+    ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
+) -> Value:
+    """Select one element per window, then scatter the source values onto the selections.
+
+    Window elements are offered in row-major order: the first one inside the
+    operand is selected, and a later one replaces it when ``select(selected,
+    candidate)`` is false (XLA's rule). Padding is never selected, so a
+    window entirely in the padding scatters nothing.
+    """
+    operand, source, init = (np.asarray(o) for o in operands)
+    window = instruction.attributes["window"]
+    select = instruction.attributes["select"]
+    triples = _padding(window)
+    out_shape = source.shape
+    values = _window_views(
+        pad_array(operand, np.zeros((), operand.dtype), triples), window, out_shape
+    )
+    positions = np.arange(operand.size, dtype=np.int64).reshape(operand.shape)
+    positions = _window_views(pad_array(positions, np.int64(-1), triples), window, out_shape)
+    selected = np.zeros(out_shape, dtype=operand.dtype)
+    where = np.full(out_shape, -1, dtype=np.int64)
+    for value, position in zip(values, positions, strict=True):
+        inside = position >= 0
+        have = where >= 0
+        take = inside & ~have
+        if have.any():
+            keep = call_scalar(ctx, select, [selected, value])[0].astype(bool)
+            take |= inside & have & ~keep
+        selected = np.where(take, value, selected)
+        where = np.where(take, position, where)
+    result = np.full(operand.shape, init, dtype=operand.dtype)
+    chosen = where >= 0
+    scatter_updates(
+        ctx,
+        instruction.attributes["scatter"],
+        [result.reshape(-1)],
+        where[chosen],
+        [source[chosen]],
+    )
+    return result
+
+
+# -- map ------------------------------------------------------------------------------
+
+
+@kernel(Op.MAP)
+def _map(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    (result,) = call_scalar(ctx, instruction.to_apply, [np.asarray(o) for o in operands])
+    return np.array(np.broadcast_to(result, instruction.shape.dimensions))
+
+
+# -- sort and top-k -------------------------------------------------------------------
+
+
+def _order_key(array: np.ndarray, element_type: PrimitiveType) -> np.ndarray:
+    """An array whose ascending numpy order is XLA's total order of ``array``.
+
+    Floats go through their bits (sign-magnitude made monotonic), which orders
+    -NaN < -inf < ... < -0 < +0 < ... < inf < NaN as TOTALORDER compare does.
+    """
+    if element_type.is_float:
+        if array.dtype not in (np.float32, np.float64):
+            array = array.astype(np.float32)  # exact for every narrower float
+        unsigned = np.uint32 if array.dtype == np.float32 else np.uint64
+        bits = array.view(unsigned)
+        sign = unsigned(1) << unsigned(8 * array.itemsize - 1)
+        return np.where(bits & sign, ~bits, bits | sign)
+    if element_type.is_pred or element_type.is_unsigned_integral:
+        return array.astype(np.uint64)
+    return array.astype(np.int64)
+
+
+def _stable_order(key: np.ndarray, descending: bool) -> np.ndarray:
+    """Stable argsort along the last axis, either way (ties keep their index order)."""
+    if not descending:
+        return np.argsort(key, axis=-1, kind="stable")
+    n = key.shape[-1]
+    return n - 1 - np.argsort(key[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+
+
+def _simple_comparator(
+    computation: HloComputation, element_types: Sequence[PrimitiveType]
+) -> tuple[int, bool] | None:
+    """(key operand, descending) when the comparator is one LT/GT compare of a pair.
+
+    Only when numpy's order is the comparator's: integers, and floats under
+    TOTALORDER (a FLOAT compare leaves NaN unordered, so it takes the general
+    path, which does whatever the comparator says).
+    """
+    root = computation.root
+    if root.opcode is not Op.COMPARE or len(root.operands) != 2:
+        return None
+    a, b = root.operands
+    if a.opcode is not Op.PARAMETER or b.opcode is not Op.PARAMETER:
+        return None
+    i, j = a.parameter_number, b.parameter_number
+    if i // 2 != j // 2 or i == j:
+        return None
+    direction = root.attributes.get("direction")
+    if direction not in (ComparisonDirection.LT, ComparisonDirection.GT):
+        return None
+    key = i // 2
+    element_type = element_types[key]
+    if computation.parameters[i].shape.element_type != element_type:
+        return None
+    kind = root.attributes.get("type") or ComparisonType.default_for(element_type)
+    if element_type.is_complex or (element_type.is_float and kind is not ComparisonType.TOTALORDER):
+        return None
+    if element_type.is_f8 and "FNUZ" in element_type.name:
+        return None  # no negative zero: TOTALORDER is not the sign-magnitude order
+    descending = direction is ComparisonDirection.GT
+    if i > j:  # compare(rhs, lhs): the converse order
+        descending = not descending
+    return key, descending
+
+
+def _merge_sort(ctx: EvalContext, comparator: HloComputation, rows: list[np.ndarray]) -> np.ndarray:
+    """A stable permutation of each row (axis -1), calling the comparator in batches.
+
+    Runs of width w merge pairwise: an element's place in the merged run is its
+    index in its own run plus how many elements of the other run go before it,
+    found by a binary search evaluated for every element at once. Left elements
+    count the right ones that compare strictly less; right elements count the
+    left ones that do not compare greater, so ties keep left before right.
+    """
+    m, n = rows[0].shape
+    perm = np.broadcast_to(np.arange(n, dtype=np.int64), (m, n)).copy()
+    pos = np.arange(n, dtype=np.int64)
+    width = 1
+    while width < n:
+        values = [np.take_along_axis(r, perm, axis=-1) for r in rows]
+        block = pos // (2 * width) * (2 * width)
+        in_left = pos - block < width
+        own_start = np.where(in_left, block, block + width)
+        other_start = np.where(in_left, block + width, block)
+        other_len = np.clip(np.where(in_left, n - block - width, n - block), 0, width)
+        lo = np.zeros((m, n), dtype=np.int64)
+        hi = np.broadcast_to(other_len, (m, n)).copy()
+        while True:
+            active = lo < hi
+            if not active.any():
+                break
+            mid = (lo + hi) // 2
+            other = np.minimum(other_start + mid, n - 1)
+            lhs = np.where(in_left, other, pos)
+            rhs = np.where(in_left, pos, other)
+            args = []
+            for v in values:
+                args += [np.take_along_axis(v, lhs, axis=-1), np.take_along_axis(v, rhs, axis=-1)]
+            less = call_scalar(ctx, comparator, args)[0].astype(bool)
+            before = np.where(in_left, less, ~less)  # the other element goes first
+            lo = np.where(active & before, mid + 1, lo)
+            hi = np.where(active & ~before, mid, hi)
+        new_pos = np.broadcast_to(block + (pos - own_start), (m, n)) + lo
+        merged = np.empty_like(perm)
+        np.put_along_axis(merged, new_pos, perm, axis=-1)
+        perm = merged
+        width *= 2
+    return perm
+
+
+@kernel(Op.SORT)
+def _sort(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    """Sort every operand by the comparator along one dimension; always stable."""
+    arrays = [np.asarray(o) for o in operands]
+    (dim,) = instruction.attributes["dimensions"]
+    moved = [np.moveaxis(a, dim, -1) for a in arrays]
+    batch, n = moved[0].shape[:-1], moved[0].shape[-1]
+    count = int(np.prod(batch, dtype=np.int64))
+    rows = [a.reshape(count, n) for a in moved]
+    comparator = instruction.to_apply
+    types = [op.shape.element_type for op in instruction.operands]
+    if rows[0].size == 0 or n <= 1:
+        perm = np.broadcast_to(np.arange(n, dtype=np.int64), rows[0].shape)
+    elif (simple := _simple_comparator(comparator, types)) is not None:
+        key, descending = simple
+        perm = _stable_order(_order_key(rows[key], types[key]), descending)
+    else:
+        perm = _merge_sort(ctx, comparator, rows)
+    results = [
+        np.moveaxis(np.take_along_axis(r, perm, axis=-1).reshape(batch + (n,)), -1, dim)
+        for r in rows
+    ]
+    return _pack(instruction, results)
+
+
+@kernel(Op.TOPK)
+def _topk(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    """The k largest (or smallest) along the last axis; ties go to the lower index.
+
+    Floats are ordered by TOTALORDER, so NaN counts as the largest value (and
+    -NaN the smallest), and +0 above -0.
+    """
+    x = np.asarray(operands[0])
+    k = int(instruction.attributes["k"])
+    largest = bool(instruction.attributes.get("largest", True))
+    element_type = instruction.operands[0].shape.element_type
+    order = _stable_order(_order_key(x, element_type), descending=largest)[..., :k]
+    values = np.take_along_axis(x, order, axis=-1)
+    return (np.ascontiguousarray(values), order.astype(np.int32))
+
+
+__all__ = ["reduce_last_axis"]
