@@ -1,3 +1,3 @@
 """Interpreter kernels, one module per op family; importing this registers them all."""
 
-from . import collectives, indexing, movement, reductions  # noqa: F401
+from . import collectives, control, indexing, linalg, movement, reductions, rng  # noqa: F401
