@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from xlapy.errors import InvalidArgumentError
 from xlapy.types import PrimitiveType
 from xlapy.xla_data import (
+    AxisRef,
     ChannelHandle,
     ChannelType,
     CholeskyOptions,
@@ -24,6 +26,8 @@ from xlapy.xla_data import (
     FusionKind,
     GatherDimensionNumbers,
     IotaReplicaGroupList,
+    Mesh,
+    MeshAxesReplicaGroupList,
     OpMetadata,
     OpSharding,
     OpShardingType,
@@ -68,12 +72,18 @@ def test_lists_normalise_to_tuples_and_hash() -> None:
         (lambda: DotDimensionNumbers([-1], [0]), "negative"),
         (lambda: DotDimensionNumbers("ab", [0]), "sequence of integers"),
         (lambda: ConvolutionDimensionNumbers(0, 0, (1, 2)), "must all differ"),
-        (lambda: ConvolutionDimensionNumbers(0, 1, (2,), 0, 1, (2, 3), 0, 1, (2,)),
-         "kernel_spatial_dimensions"),
+        (
+            lambda: ConvolutionDimensionNumbers(0, 1, (2,), 0, 1, (2, 3), 0, 1, (2,)),
+            "kernel_spatial_dimensions",
+        ),
         (lambda: GatherDimensionNumbers(offset_dims=[2, 1]), "sorted"),
         (lambda: GatherDimensionNumbers(operand_batching_dims=[0]), "pair up"),
-        (lambda: GatherDimensionNumbers(collapsed_slice_dims=[0], operand_batching_dims=[0],
-                                        start_indices_batching_dims=[0]), "both"),
+        (
+            lambda: GatherDimensionNumbers(
+                collapsed_slice_dims=[0], operand_batching_dims=[0], start_indices_batching_dims=[0]
+            ),
+            "both",
+        ),
         (lambda: ScatterDimensionNumbers(index_vector_dim=-1), "index_vector_dim"),
         (lambda: PaddingConfigDimension(0, 0, -1), "interior_padding"),
         (lambda: WindowDimension(size=0), "size=0"),
@@ -84,8 +94,7 @@ def test_lists_normalise_to_tuples_and_hash() -> None:
         (lambda: IotaReplicaGroupList(2, 2, [2, 2], [0, 0]), "permutation"),
         (lambda: SourceTarget(-1, 0), "source"),
         (lambda: ChannelHandle(-2), "handle"),
-        (lambda: TriangularSolveOptions(transpose_a=Transpose.TRANSPOSE_INVALID),
-         "NO_TRANSPOSE"),
+        (lambda: TriangularSolveOptions(transpose_a=Transpose.TRANSPOSE_INVALID), "NO_TRANSPOSE"),
         (lambda: TriangularSolveOptions(transpose_a=9), "Transpose"),
         (lambda: PrecisionConfig([7]), "Precision"),
         (lambda: OpMetadata(source_line=-1), "source_line"),
@@ -93,18 +102,22 @@ def test_lists_normalise_to_tuples_and_hash() -> None:
         (lambda: OpSharding.tiled([2, 2], [0, 1, 2]), "need 4 devices"),
         (lambda: OpSharding.tiled([2], [0, 0]), "repeats"),
         (lambda: OpSharding(OpShardingType.MAXIMAL), "exactly one device"),
-        (lambda: OpSharding(OpShardingType.REPLICATED, tile_assignment_devices=[0]),
-         "takes no devices"),
-        (lambda: OpSharding.tiled([2], last_tile_dims=[OpShardingType.MAXIMAL]),
-         "last_tile_dims"),
-        (lambda: OpSharding.tiled([2], last_tile_dim_replicate=True,
-                                  last_tile_dims=[OpShardingType.MANUAL]), "not both"),
+        (
+            lambda: OpSharding(OpShardingType.REPLICATED, tile_assignment_devices=[0]),
+            "takes no devices",
+        ),
+        (lambda: OpSharding.tiled([2], last_tile_dims=[OpShardingType.MAXIMAL]), "last_tile_dims"),
+        (
+            lambda: OpSharding.tiled(
+                [2], last_tile_dim_replicate=True, last_tile_dims=[OpShardingType.MANUAL]
+            ),
+            "not both",
+        ),
         (lambda: OpSharding.tuple([OpSharding.tuple([])]), "non-tuple"),
         (lambda: ResultAccuracy(ResultAccuracy.Mode.HIGHEST, atol=1.0), "not both"),
         (lambda: OutputOperandAliasing((), -1), "operand_index"),
         (lambda: RaggedDotDimensionNumbers(lhs_ragged_dimensions=()), "exactly one"),
-        (lambda: CollectiveDeviceList([ReplicaGroup([0])], IotaReplicaGroupList(1, 1)),
-         "not both"),
+        (lambda: CollectiveDeviceList([ReplicaGroup([0])], IotaReplicaGroupList(1, 1)), "not both"),
         (lambda: Window([(3, 1)]), "WindowDimension"),
     ],
 )
@@ -156,8 +169,14 @@ def test_padding_config_helpers() -> None:
 
 
 def test_window_make() -> None:
-    w = Window.make([3, 3], strides=[2, 1], padding=[(1, 1), (0, 2)], lhs_dilation=[1, 2],
-                    rhs_dilation=[2, 1], reversal=[True, False])
+    w = Window.make(
+        [3, 3],
+        strides=[2, 1],
+        padding=[(1, 1), (0, 2)],
+        lhs_dilation=[1, 2],
+        rhs_dilation=[2, 1],
+        reversal=[True, False],
+    )
     assert w.dimensions[0] == WindowDimension(3, 2, 1, 1, 2, 1, True)
     assert w.dimensions[1] == WindowDimension(3, 1, 0, 2, 1, 2, False)
     with pytest.raises(InvalidArgumentError, match="strides has 1 entries"):
@@ -193,6 +212,73 @@ def test_iota_replica_groups_expand() -> None:
     assert CollectiveDeviceList().groups() == ()
 
 
+def test_mesh_axes_replica_groups() -> None:
+    mesh = Mesh(["x", "y"], [2, 4])
+    assert mesh.num_devices == 8 and mesh.axis_index("y") == 1
+    by_y = MeshAxesReplicaGroupList(mesh, [AxisRef(1)])
+    assert by_y.groups() == ((0, 1, 2, 3), (4, 5, 6, 7))
+    assert (by_y.num_replica_groups, by_y.num_devices_per_group) == (2, 4)
+    assert MeshAxesReplicaGroupList(mesh, [AxisRef(0)]).groups() == ((0, 4), (1, 5), (2, 6), (3, 7))
+    # The first listed axis is the most major within a group.
+    assert MeshAxesReplicaGroupList(mesh, [AxisRef(1), AxisRef(0)]).groups() == (
+        (0, 4, 1, 5, 2, 6, 3, 7),
+    )
+    # y:(1)2 is the middle part of y split as [1, 2, 2] (stride 2); y:(2)2 of [2, 2, 1].
+    assert MeshAxesReplicaGroupList(mesh, [AxisRef(1, 1, 2)]).groups() == (
+        (0, 2),
+        (1, 3),
+        (4, 6),
+        (5, 7),
+    )
+    assert MeshAxesReplicaGroupList(mesh, [AxisRef(1, 2, 2)]).groups() == (
+        (0, 1),
+        (2, 3),
+        (4, 5),
+        (6, 7),
+    )
+    devices = CollectiveDeviceList(mesh_axes_replica_group_list=by_y)
+    assert devices.groups() == by_y.groups()
+
+
+@pytest.mark.parametrize(
+    ("make", "fragment"),
+    [
+        (lambda: Mesh([], []), "at least one axis"),
+        (lambda: Mesh(["x"], [2, 2]), "1 axis names for 2"),
+        (lambda: Mesh(["x", "x"], [2, 2]), "repeats"),
+        (lambda: Mesh(["x"], [0]), ">= 1"),
+        (lambda: Mesh(["x"], [2]).axis_index("y"), "no axis named 'y'"),
+        (lambda: AxisRef(0, 1, None), "both"),
+        (lambda: AxisRef(0, 0, 2), "pre_size"),
+        (lambda: AxisRef(0, 1, 1), "size=1"),
+        (lambda: MeshAxesReplicaGroupList(Mesh(["x"], [4]), [AxisRef(1)]), "out of range"),
+        (lambda: MeshAxesReplicaGroupList(Mesh(["x"], [4]), [AxisRef(0, 2, 4)]), "does not fit"),
+        (
+            lambda: MeshAxesReplicaGroupList(Mesh(["x"], [4]), [AxisRef(0), AxisRef(0, 1, 2)]),
+            "overlap",
+        ),
+        (
+            lambda: MeshAxesReplicaGroupList(
+                Mesh(["x"], [8]), [AxisRef(0, 1, 2), AxisRef(0, 2, 2)]
+            ),
+            "merged",
+        ),
+        (
+            lambda: CollectiveDeviceList(
+                iota_replica_group_list=IotaReplicaGroupList(1, 2),
+                mesh_axes_replica_group_list=MeshAxesReplicaGroupList(
+                    Mesh(["x"], [2]), [AxisRef(0)]
+                ),
+            ),
+            "not both",
+        ),
+    ],
+)
+def test_mesh_axes_replica_groups_reject(make, fragment: str) -> None:
+    with pytest.raises(InvalidArgumentError, match=re.escape(fragment)):
+        make()
+
+
 def test_sharding_device_assignment() -> None:
     assert OpSharding.tiled([4]).device_assignment().tolist() == [0, 1, 2, 3]
     s = OpSharding.tiled([2, 2], iota_reshape_dims=[2, 2], iota_transpose_perm=[1, 0])
@@ -224,5 +310,6 @@ def test_small_options() -> None:
     assert OpMetadata().is_empty and not OpMetadata(op_name="x").is_empty
     tol = ResultAccuracy.tolerance(atol=1e-3, ulps=2)
     assert tol.mode is None and tol.ulps == 2
-    assert RaggedDotDimensionNumbers(DotDimensionNumbers([2], [1]), [1], [0]).rhs_group_dimensions \
-        == (0,)
+    assert RaggedDotDimensionNumbers(
+        DotDimensionNumbers([2], [1]), [1], [0]
+    ).rhs_group_dimensions == (0,)

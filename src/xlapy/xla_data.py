@@ -18,12 +18,15 @@ from dataclasses import dataclass, field
 from ._xla_data_util import _enum_field, _fail, _int_tuple, _same_length, _unique
 from .errors import InvalidArgumentError
 from .xla_data_sharding import (
+    AxisRef,
     ChannelHandle,
     ChannelType,
     CollectiveDeviceList,
     CollectiveOpGroupMode,
     DomainMetadata,
     IotaReplicaGroupList,
+    Mesh,
+    MeshAxesReplicaGroupList,
     OpSharding,
     OpShardingType,
     ReplicaGroup,
@@ -202,18 +205,26 @@ class DotDimensionNumbers:
     rhs_batch_dimensions: Sequence[int] = ()
 
     def __post_init__(self) -> None:
-        for name in ("lhs_contracting_dimensions", "rhs_contracting_dimensions",
-                     "lhs_batch_dimensions", "rhs_batch_dimensions"):
+        for name in (
+            "lhs_contracting_dimensions",
+            "rhs_contracting_dimensions",
+            "lhs_batch_dimensions",
+            "rhs_batch_dimensions",
+        ):
             _int_tuple(self, name)
             _unique(self, name)
         _same_length(self, "lhs_contracting_dimensions", "rhs_contracting_dimensions")
         _same_length(self, "lhs_batch_dimensions", "rhs_batch_dimensions")
         for side in ("lhs", "rhs"):
             both = set(getattr(self, f"{side}_contracting_dimensions")) & set(
-                getattr(self, f"{side}_batch_dimensions"))
+                getattr(self, f"{side}_batch_dimensions")
+            )
             if both:
-                raise _fail("DotDimensionNumbers", f"{side} dimension(s) {sorted(both)} are "
-                            "both batch and contracting; a dimension can be only one")
+                raise _fail(
+                    "DotDimensionNumbers",
+                    f"{side} dimension(s) {sorted(both)} are "
+                    "both batch and contracting; a dimension can be only one",
+                )
 
 
 @dataclass(frozen=True)
@@ -226,11 +237,17 @@ class RaggedDotDimensionNumbers:
         _int_tuple(self, "lhs_ragged_dimensions")
         _int_tuple(self, "rhs_group_dimensions")
         if len(self.lhs_ragged_dimensions) != 1:
-            raise _fail("RaggedDotDimensionNumbers", "lhs_ragged_dimensions must name exactly "
-                        f"one dimension, got {list(self.lhs_ragged_dimensions)}")
+            raise _fail(
+                "RaggedDotDimensionNumbers",
+                "lhs_ragged_dimensions must name exactly "
+                f"one dimension, got {list(self.lhs_ragged_dimensions)}",
+            )
         if len(self.rhs_group_dimensions) > 1:
-            raise _fail("RaggedDotDimensionNumbers", "rhs_group_dimensions may name at most one "
-                        f"dimension, got {list(self.rhs_group_dimensions)}")
+            raise _fail(
+                "RaggedDotDimensionNumbers",
+                "rhs_group_dimensions may name at most one "
+                f"dimension, got {list(self.rhs_group_dimensions)}",
+            )
 
 
 @dataclass(frozen=True)
@@ -260,8 +277,11 @@ class ConvolutionDimensionNumbers:
                 object.__setattr__(self, name, v)
             dims = [getattr(self, n) for n in scalars] + list(getattr(self, spatial))
             if len(set(dims)) != len(dims):
-                raise _fail("ConvolutionDimensionNumbers", f"the {part} dimensions {dims} "
-                            f"({', '.join(scalars)}, {spatial}) must all differ")
+                raise _fail(
+                    "ConvolutionDimensionNumbers",
+                    f"the {part} dimensions {dims} "
+                    f"({', '.join(scalars)}, {spatial}) must all differ",
+                )
         _same_length(self, "input_spatial_dimensions", "kernel_spatial_dimensions")
         _same_length(self, "input_spatial_dimensions", "output_spatial_dimensions")
 
@@ -286,11 +306,15 @@ class PrecisionConfig:
 
     def __post_init__(self) -> None:
         try:
-            object.__setattr__(self, "operand_precision",
-                               tuple(Precision(p) for p in self.operand_precision))
+            object.__setattr__(
+                self, "operand_precision", tuple(Precision(p) for p in self.operand_precision)
+            )
         except ValueError:
-            raise _fail("PrecisionConfig", f"operand_precision={list(self.operand_precision)!r}"
-                        " must hold Precision values (DEFAULT, HIGH, HIGHEST)") from None
+            raise _fail(
+                "PrecisionConfig",
+                f"operand_precision={list(self.operand_precision)!r}"
+                " must hold Precision values (DEFAULT, HIGH, HIGHEST)",
+            ) from None
         _enum_field(self, "algorithm", PrecisionAlgorithm)
 
 
@@ -307,8 +331,13 @@ class GatherDimensionNumbers:
     start_indices_batching_dims: Sequence[int] = ()
 
     def __post_init__(self) -> None:
-        for name in ("offset_dims", "collapsed_slice_dims", "start_index_map",
-                     "operand_batching_dims", "start_indices_batching_dims"):
+        for name in (
+            "offset_dims",
+            "collapsed_slice_dims",
+            "start_index_map",
+            "operand_batching_dims",
+            "start_indices_batching_dims",
+        ):
             _int_tuple(self, name)
         _unique(self, "offset_dims", sorted_=True)
         _unique(self, "collapsed_slice_dims", sorted_=True)
@@ -318,11 +347,15 @@ class GatherDimensionNumbers:
         _same_length(self, "operand_batching_dims", "start_indices_batching_dims")
         both = set(self.collapsed_slice_dims) & set(self.operand_batching_dims)
         if both:
-            raise _fail("GatherDimensionNumbers", f"dimension(s) {sorted(both)} are in both "
-                        "collapsed_slice_dims and operand_batching_dims")
+            raise _fail(
+                "GatherDimensionNumbers",
+                f"dimension(s) {sorted(both)} are in both "
+                "collapsed_slice_dims and operand_batching_dims",
+            )
         if int(self.index_vector_dim) < 0:
-            raise _fail("GatherDimensionNumbers", f"index_vector_dim={self.index_vector_dim} "
-                        "must be >= 0")
+            raise _fail(
+                "GatherDimensionNumbers", f"index_vector_dim={self.index_vector_dim} must be >= 0"
+            )
         object.__setattr__(self, "index_vector_dim", int(self.index_vector_dim))
 
 
@@ -336,9 +369,13 @@ class ScatterDimensionNumbers:
     scatter_indices_batching_dims: Sequence[int] = ()
 
     def __post_init__(self) -> None:
-        for name in ("update_window_dims", "inserted_window_dims",
-                     "scatter_dims_to_operand_dims", "input_batching_dims",
-                     "scatter_indices_batching_dims"):
+        for name in (
+            "update_window_dims",
+            "inserted_window_dims",
+            "scatter_dims_to_operand_dims",
+            "input_batching_dims",
+            "scatter_indices_batching_dims",
+        ):
             _int_tuple(self, name)
         _unique(self, "update_window_dims", sorted_=True)
         _unique(self, "inserted_window_dims", sorted_=True)
@@ -348,11 +385,15 @@ class ScatterDimensionNumbers:
         _same_length(self, "input_batching_dims", "scatter_indices_batching_dims")
         both = set(self.inserted_window_dims) & set(self.input_batching_dims)
         if both:
-            raise _fail("ScatterDimensionNumbers", f"dimension(s) {sorted(both)} are in both "
-                        "inserted_window_dims and input_batching_dims")
+            raise _fail(
+                "ScatterDimensionNumbers",
+                f"dimension(s) {sorted(both)} are in both "
+                "inserted_window_dims and input_batching_dims",
+            )
         if int(self.index_vector_dim) < 0:
-            raise _fail("ScatterDimensionNumbers", f"index_vector_dim={self.index_vector_dim} "
-                        "must be >= 0")
+            raise _fail(
+                "ScatterDimensionNumbers", f"index_vector_dim={self.index_vector_dim} must be >= 0"
+            )
         object.__setattr__(self, "index_vector_dim", int(self.index_vector_dim))
 
 
@@ -371,8 +412,11 @@ class PaddingConfigDimension:
         for name in ("edge_padding_low", "edge_padding_high", "interior_padding"):
             object.__setattr__(self, name, int(getattr(self, name)))
         if self.interior_padding < 0:
-            raise _fail("PaddingConfigDimension", f"interior_padding={self.interior_padding} "
-                        "must be >= 0 (only edge padding may be negative)")
+            raise _fail(
+                "PaddingConfigDimension",
+                f"interior_padding={self.interior_padding} "
+                "must be >= 0 (only edge padding may be negative)",
+            )
 
 
 @dataclass(frozen=True)
@@ -382,8 +426,11 @@ class PaddingConfig:
     def __post_init__(self) -> None:
         dims = tuple(self.dimensions)
         if not all(isinstance(d, PaddingConfigDimension) for d in dims):
-            raise _fail("PaddingConfig", "dimensions must be PaddingConfigDimension values; "
-                        "use PaddingConfig.from_triples([(lo, hi, interior), ...])")
+            raise _fail(
+                "PaddingConfig",
+                "dimensions must be PaddingConfigDimension values; "
+                "use PaddingConfig.from_triples([(lo, hi, interior), ...])",
+            )
         object.__setattr__(self, "dimensions", dims)
 
     @staticmethod
@@ -401,8 +448,9 @@ class PaddingConfig:
         return PaddingConfig(tuple(PaddingConfigDimension(int(lo), int(hi)) for lo, hi in pairs))
 
     def as_triples(self) -> tuple[tuple[int, int, int], ...]:
-        return tuple((d.edge_padding_low, d.edge_padding_high, d.interior_padding)
-                     for d in self.dimensions)
+        return tuple(
+            (d.edge_padding_low, d.edge_padding_high, d.interior_padding) for d in self.dimensions
+        )
 
 
 @dataclass(frozen=True)
@@ -418,8 +466,14 @@ class WindowDimension:
     window_reversal: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("size", "stride", "padding_low", "padding_high", "window_dilation",
-                     "base_dilation"):
+        for name in (
+            "size",
+            "stride",
+            "padding_low",
+            "padding_high",
+            "window_dilation",
+            "base_dilation",
+        ):
             object.__setattr__(self, name, int(getattr(self, name)))
         object.__setattr__(self, "window_reversal", bool(self.window_reversal))
         for name in ("size", "stride", "window_dilation", "base_dilation"):
@@ -434,8 +488,11 @@ class Window:
     def __post_init__(self) -> None:
         dims = tuple(self.dimensions)
         if not all(isinstance(d, WindowDimension) for d in dims):
-            raise _fail("Window", "dimensions must be WindowDimension values; "
-                        "use Window.make(sizes, strides, padding, ...)")
+            raise _fail(
+                "Window",
+                "dimensions must be WindowDimension values; "
+                "use Window.make(sizes, strides, padding, ...)",
+            )
         object.__setattr__(self, "dimensions", dims)
 
     @staticmethod
@@ -449,24 +506,31 @@ class Window:
     ) -> Window:
         """Build from per-field lists, the shape XlaBuilder's arguments come in."""
         n = len(sizes)
-        for name, seq in (("strides", strides), ("padding", padding),
-                          ("lhs_dilation", lhs_dilation), ("rhs_dilation", rhs_dilation),
-                          ("reversal", reversal)):
+        for name, seq in (
+            ("strides", strides),
+            ("padding", padding),
+            ("lhs_dilation", lhs_dilation),
+            ("rhs_dilation", rhs_dilation),
+            ("reversal", reversal),
+        ):
             if seq is not None and len(seq) != n:
-                raise _fail("Window", f"{name} has {len(seq)} entries but the window has {n} "
-                            "dimensions")
-        return Window(tuple(
-            WindowDimension(
-                size=sizes[i],
-                stride=strides[i] if strides is not None else 1,
-                padding_low=padding[i][0] if padding is not None else 0,
-                padding_high=padding[i][1] if padding is not None else 0,
-                window_dilation=rhs_dilation[i] if rhs_dilation is not None else 1,
-                base_dilation=lhs_dilation[i] if lhs_dilation is not None else 1,
-                window_reversal=reversal[i] if reversal is not None else False,
+                raise _fail(
+                    "Window", f"{name} has {len(seq)} entries but the window has {n} dimensions"
+                )
+        return Window(
+            tuple(
+                WindowDimension(
+                    size=sizes[i],
+                    stride=strides[i] if strides is not None else 1,
+                    padding_low=padding[i][0] if padding is not None else 0,
+                    padding_high=padding[i][1] if padding is not None else 0,
+                    window_dilation=rhs_dilation[i] if rhs_dilation is not None else 1,
+                    base_dilation=lhs_dilation[i] if lhs_dilation is not None else 1,
+                    window_reversal=reversal[i] if reversal is not None else False,
+                )
+                for i in range(n)
             )
-            for i in range(n)
-        ))
+        )
 
 
 def make_padding(
@@ -484,7 +548,8 @@ def make_padding(
         raise InvalidArgumentError(
             "make_padding: input_dimensions, window_dimensions and window_strides must have "
             f"the same length, got {len(input_dimensions)}, {len(window_dimensions)}, "
-            f"{len(window_strides)}")
+            f"{len(window_strides)}"
+        )
     if Padding(padding) is Padding.VALID:
         return tuple((0, 0) for _ in input_dimensions)
     out = []
@@ -515,8 +580,9 @@ class TriangularSolveOptions:
             object.__setattr__(self, name, bool(getattr(self, name)))
         _enum_field(self, "transpose_a", Transpose)
         if self.transpose_a is Transpose.TRANSPOSE_INVALID:
-            raise _fail("TriangularSolveOptions", "transpose_a must be NO_TRANSPOSE, "
-                        "TRANSPOSE or ADJOINT")
+            raise _fail(
+                "TriangularSolveOptions", "transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT"
+            )
 
 
 @dataclass(frozen=True)
@@ -547,22 +613,28 @@ class OpMetadata:
     stack_frame_id: int = 0
 
     def __post_init__(self) -> None:
-        for name in ("op_type", "op_name", "source_file", "deduplicated_name",
-                     "scheduling_name"):
+        for name in ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name"):
             if not isinstance(getattr(self, name), str):
                 raise _fail("OpMetadata", f"{name} must be a string")
-        for name in ("source_line", "source_end_line", "source_column", "source_end_column",
-                     "stack_frame_id"):
+        for name in (
+            "source_line",
+            "source_end_line",
+            "source_column",
+            "source_end_column",
+            "stack_frame_id",
+        ):
             v = int(getattr(self, name))
             if v < 0:
                 raise _fail("OpMetadata", f"{name}={v} must be >= 0 (0 means unset)")
             object.__setattr__(self, name, v)
         try:
-            object.__setattr__(self, "profile_type",
-                               tuple(ProfileType(p) for p in self.profile_type))
+            object.__setattr__(
+                self, "profile_type", tuple(ProfileType(p) for p in self.profile_type)
+            )
         except ValueError:
-            raise _fail("OpMetadata", f"profile_type={list(self.profile_type)} holds an "
-                        "unknown ProfileType") from None
+            raise _fail(
+                "OpMetadata", f"profile_type={list(self.profile_type)} holds an unknown ProfileType"
+            ) from None
 
     @property
     def is_empty(self) -> bool:
@@ -579,8 +651,7 @@ class FrontendAttributes(Mapping[str, str]):
         items = dict(self.map.items() if isinstance(self.map, Mapping) else self.map)
         for k, v in items.items():
             if not isinstance(k, str) or not isinstance(v, str):
-                raise _fail("FrontendAttributes", f"{k!r}: {v!r} - keys and values must be "
-                            "strings")
+                raise _fail("FrontendAttributes", f"{k!r}: {v!r} - keys and values must be strings")
         object.__setattr__(self, "map", tuple(sorted(items.items())))
 
     def __getitem__(self, key: str) -> str:
@@ -637,8 +708,11 @@ class ResultAccuracy:
         if self.mode is not None:
             _enum_field(self, "mode", ResultAccuracyMode)
             if (self.atol, self.rtol, self.ulps) != (0.0, 0.0, 0):
-                raise _fail("ResultAccuracy", "give either a mode or tolerances (atol, rtol, "
-                            "ulps), not both; use mode=None for tolerances")
+                raise _fail(
+                    "ResultAccuracy",
+                    "give either a mode or tolerances (atol, rtol, "
+                    "ulps), not both; use mode=None for tolerances",
+                )
         if self.atol < 0 or self.rtol < 0 or self.ulps < 0:
             raise _fail("ResultAccuracy", "atol, rtol and ulps must be >= 0")
 
@@ -660,20 +734,56 @@ class OutputOperandAliasing:
         _int_tuple(self, "operand_shape_index")
         object.__setattr__(self, "operand_index", int(self.operand_index))
         if self.operand_index < 0:
-            raise _fail("OutputOperandAliasing", f"operand_index={self.operand_index} must be "
-                        ">= 0")
+            raise _fail("OutputOperandAliasing", f"operand_index={self.operand_index} must be >= 0")
 
 
 __all__ = [
-    "Precision", "PrecisionAlgorithm", "Padding", "PaddingType", "ComparisonDirection",
-    "ComparisonType", "FftType", "RandomDistribution", "RandomAlgorithm", "Transpose",
-    "ChannelType", "CustomCallApiVersion", "CustomCallSchedule", "FusionKind",
-    "OpShardingType", "ShardGroupType", "ProfileType", "CollectiveOpGroupMode",
-    "ResultAccuracyMode", "DotDimensionNumbers", "RaggedDotDimensionNumbers",
-    "ConvolutionDimensionNumbers", "PrecisionConfig", "GatherDimensionNumbers",
-    "ScatterDimensionNumbers", "PaddingConfigDimension", "PaddingConfig", "WindowDimension",
-    "Window", "make_padding", "ReplicaGroup", "IotaReplicaGroupList", "CollectiveDeviceList",
-    "ChannelHandle", "SourceTarget", "TriangularSolveOptions", "CholeskyOptions", "OpMetadata",
-    "FrontendAttributes", "Statistic", "StatisticsViz", "ResultAccuracy",
-    "OutputOperandAliasing", "OpSharding", "DomainMetadata",
+    "Precision",
+    "PrecisionAlgorithm",
+    "Padding",
+    "PaddingType",
+    "ComparisonDirection",
+    "ComparisonType",
+    "FftType",
+    "RandomDistribution",
+    "RandomAlgorithm",
+    "Transpose",
+    "ChannelType",
+    "CustomCallApiVersion",
+    "CustomCallSchedule",
+    "FusionKind",
+    "OpShardingType",
+    "ShardGroupType",
+    "ProfileType",
+    "CollectiveOpGroupMode",
+    "ResultAccuracyMode",
+    "DotDimensionNumbers",
+    "RaggedDotDimensionNumbers",
+    "ConvolutionDimensionNumbers",
+    "PrecisionConfig",
+    "GatherDimensionNumbers",
+    "ScatterDimensionNumbers",
+    "PaddingConfigDimension",
+    "PaddingConfig",
+    "WindowDimension",
+    "Window",
+    "make_padding",
+    "ReplicaGroup",
+    "IotaReplicaGroupList",
+    "Mesh",
+    "AxisRef",
+    "MeshAxesReplicaGroupList",
+    "CollectiveDeviceList",
+    "ChannelHandle",
+    "SourceTarget",
+    "TriangularSolveOptions",
+    "CholeskyOptions",
+    "OpMetadata",
+    "FrontendAttributes",
+    "Statistic",
+    "StatisticsViz",
+    "ResultAccuracy",
+    "OutputOperandAliasing",
+    "OpSharding",
+    "DomainMetadata",
 ]

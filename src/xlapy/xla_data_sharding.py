@@ -86,28 +86,221 @@ class IotaReplicaGroupList:
         _int_tuple(self, "iota_reshape_dims")
         _int_tuple(self, "iota_transpose_perm")
         if not self.iota_reshape_dims:
-            object.__setattr__(self, "iota_reshape_dims",
-                               (self.num_replica_groups * self.num_devices_per_group,))
+            object.__setattr__(
+                self, "iota_reshape_dims", (self.num_replica_groups * self.num_devices_per_group,)
+            )
         if not self.iota_transpose_perm:
-            object.__setattr__(self, "iota_transpose_perm",
-                               tuple(range(len(self.iota_reshape_dims))))
+            object.__setattr__(
+                self, "iota_transpose_perm", tuple(range(len(self.iota_reshape_dims)))
+            )
         _check_iota(self, self.num_replica_groups * self.num_devices_per_group)
 
     def groups(self) -> tuple[tuple[int, ...], ...]:
         ids = _iota_devices(self.iota_reshape_dims, self.iota_transpose_perm)
-        return tuple(tuple(int(v) for v in row)
-                     for row in ids.reshape(self.num_replica_groups, self.num_devices_per_group))
+        return tuple(
+            tuple(int(v) for v in row)
+            for row in ids.reshape(self.num_replica_groups, self.num_devices_per_group)
+        )
+
+
+@dataclass(frozen=True)
+class Mesh:
+    """A named device mesh (XLA's ``Mesh``): axes with names and sizes.
+
+    Devices are numbered row-major over the axes (XLA's iota mesh, written
+    ``mesh['x'=2,'y'=4]``); explicit device orders (``device_ids=``) are not held.
+    """
+
+    axis_names: Sequence[str]
+    axis_sizes: Sequence[int]
+
+    def __post_init__(self) -> None:
+        names = tuple(self.axis_names)
+        if not all(isinstance(n, str) and n for n in names):
+            raise _fail("Mesh", f"axis_names={list(names)} must be non-empty strings")
+        object.__setattr__(self, "axis_names", names)
+        _int_tuple(self, "axis_sizes")
+        if not names:
+            raise _fail("Mesh", "a mesh needs at least one axis")
+        if len(names) != len(self.axis_sizes):
+            raise _fail("Mesh", f"{len(names)} axis names for {len(self.axis_sizes)} axis sizes")
+        if len(set(names)) != len(names):
+            raise _fail("Mesh", f"axis_names={list(names)} repeats a name")
+        if any(size < 1 for size in self.axis_sizes):
+            raise _fail("Mesh", f"axis_sizes={list(self.axis_sizes)} must all be >= 1")
+
+    @property
+    def num_devices(self) -> int:
+        return math.prod(self.axis_sizes)
+
+    def axis_index(self, name: str) -> int:
+        try:
+            return self.axis_names.index(name)
+        except ValueError:
+            raise _fail(
+                "Mesh", f"no axis named {name!r}; the axes are {', '.join(self.axis_names)}"
+            ) from None
+
+
+@dataclass(frozen=True)
+class AxisRef:
+    """Mesh axis number ``axis``, or a sub-axis of it (XLA's ``AxisRef``).
+
+    The sub-axis ``'x':(pre_size)size`` splits axis x of size N into
+    ``[pre_size, size, N / (pre_size * size)]`` (major to minor) and names the
+    middle part: ``size`` devices, ``pre_size`` apart along x.
+    """
+
+    axis: int
+    pre_size: int | None = None
+    size: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "axis", int(self.axis))
+        if self.axis < 0:
+            raise _fail("AxisRef", f"axis={self.axis} must be >= 0")
+        if (self.pre_size is None) != (self.size is None):
+            raise _fail("AxisRef", "a sub-axis needs both pre_size and size")
+        if self.pre_size is not None:
+            object.__setattr__(self, "pre_size", int(self.pre_size))
+            object.__setattr__(self, "size", int(self.size))
+            if self.pre_size < 1:
+                raise _fail("AxisRef", f"sub-axis pre_size={self.pre_size} must be >= 1")
+            if self.size < 2:
+                raise _fail("AxisRef", f"sub-axis size={self.size} must be > 1")
+
+    @property
+    def is_sub_axis(self) -> bool:
+        return self.pre_size is not None
+
+    @property
+    def next_pre_size(self) -> int:
+        """``pre_size * size``: where the next sub-axis of the same axis may start."""
+        return self.pre_size * self.size
+
+    def extent(self, mesh: Mesh) -> int:
+        """How many devices this axis (or sub-axis) spans."""
+        return self.size if self.is_sub_axis else mesh.axis_sizes[self.axis]
+
+
+@dataclass(frozen=True)
+class MeshAxesReplicaGroupList:
+    """Replica groups as the devices that vary over some axes of a mesh (``mesh[...] {...}``).
+
+    There is one group per combination of the other axes (in row-major
+    order), and the members of a group vary over ``axes``, the first listed
+    axis the most major: ``mesh['x'=2,'y'=4] {'y'}`` is {{0,1,2,3},{4,5,6,7}},
+    ``{'x'}`` is {{0,4},{1,5},{2,6},{3,7}}.
+    """
+
+    mesh: Mesh
+    axes: Sequence[AxisRef] = ()
+
+    def __post_init__(self) -> None:
+        axes = tuple(self.axes)
+        object.__setattr__(self, "axes", axes)
+        for ref in axes:
+            self._check_axis(ref)
+        for i, a in enumerate(axes):
+            for b in axes[i + 1 :]:
+                if a.axis == b.axis:
+                    self._check_apart(a, b)
+        for a, b in zip(axes, axes[1:], strict=False):
+            if a.axis == b.axis and a.is_sub_axis and a.next_pre_size == b.pre_size:
+                raise _fail(
+                    "MeshAxesReplicaGroupList",
+                    f"adjacent sub-axes {self._name(a)} and "
+                    f"{self._name(b)} can be merged into one; XLA requires the merged form",
+                )
+
+    def _name(self, ref: AxisRef) -> str:
+        name = self.mesh.axis_names[ref.axis]
+        return f"{name}:({ref.pre_size}){ref.size}" if ref.is_sub_axis else name
+
+    def _check_axis(self, ref: AxisRef) -> None:
+        if ref.axis >= len(self.mesh.axis_names):
+            raise _fail(
+                "MeshAxesReplicaGroupList",
+                f"axis {ref.axis} is out of range for a mesh of {len(self.mesh.axis_names)} axes",
+            )
+        full = self.mesh.axis_sizes[ref.axis]
+        if ref.is_sub_axis and (full % ref.next_pre_size or ref.size >= full):
+            raise _fail(
+                "MeshAxesReplicaGroupList",
+                f"sub-axis {self._name(ref)} does not fit "
+                f"axis {self.mesh.axis_names[ref.axis]} of size {full}: pre_size * size "
+                "must divide the size, and size must be smaller",
+            )
+
+    def _check_apart(self, a: AxisRef, b: AxisRef) -> None:
+        apart = (
+            a.is_sub_axis
+            and b.is_sub_axis
+            and not (a.next_pre_size > b.pre_size and b.next_pre_size > a.pre_size)
+        )
+        if apart:
+            apart = max(a.pre_size, b.pre_size) % min(a.next_pre_size, b.next_pre_size) == 0
+        if not apart:
+            raise _fail(
+                "MeshAxesReplicaGroupList",
+                f"axes {self._name(a)} and {self._name(b)} "
+                "overlap; each device position may be grouped over once",
+            )
+
+    @property
+    def num_devices_per_group(self) -> int:
+        return math.prod(ref.extent(self.mesh) for ref in self.axes)
+
+    @property
+    def num_replica_groups(self) -> int:
+        return self.mesh.num_devices // self.num_devices_per_group
+
+    def groups(self) -> tuple[tuple[int, ...], ...]:
+        # Split every mesh axis into the parts its sub-axes name (major to minor),
+        # move the grouped parts last, in the order listed, and cut into groups.
+        dims: list[int] = []
+        grouped: dict[int, int] = {}  # position in self.axes -> its dimension in dims
+        for axis, full in enumerate(self.mesh.axis_sizes):
+            refs = sorted(
+                (i for i, r in enumerate(self.axes) if r.axis == axis),
+                key=lambda i: self.axes[i].pre_size or 1,
+            )
+            if len(refs) == 1 and not self.axes[refs[0]].is_sub_axis:
+                grouped[refs[0]] = len(dims)
+            if not refs or not self.axes[refs[0]].is_sub_axis:
+                dims.append(full)
+                continue
+            covered = 1
+            for i in refs:
+                ref = self.axes[i]
+                if ref.pre_size != covered:
+                    dims.append(ref.pre_size // covered)
+                grouped[i] = len(dims)
+                dims.append(ref.size)
+                covered = ref.next_pre_size
+            if covered != full:
+                dims.append(full // covered)
+        last = [grouped[i] for i in range(len(self.axes))]
+        perm = [d for d in range(len(dims)) if d not in last] + last
+        ids = np.arange(self.mesh.num_devices, dtype=np.int64).reshape(dims).transpose(perm)
+        return tuple(
+            tuple(int(v) for v in row) for row in ids.reshape(-1, self.num_devices_per_group)
+        )
 
 
 def _check_iota(obj: object, expected_count: int) -> None:
     name = type(obj).__name__
     reshape, perm = obj.iota_reshape_dims, obj.iota_transpose_perm
     if sorted(perm) != list(range(len(reshape))):
-        raise _fail(name, f"iota_transpose_perm={list(perm)} must be a permutation of "
-                    f"0..{len(reshape) - 1}")
+        raise _fail(
+            name, f"iota_transpose_perm={list(perm)} must be a permutation of 0..{len(reshape) - 1}"
+        )
     if math.prod(reshape) != expected_count:
-        raise _fail(name, f"iota_reshape_dims={list(reshape)} hold {math.prod(reshape)} devices "
-                    f"but {expected_count} are needed")
+        raise _fail(
+            name,
+            f"iota_reshape_dims={list(reshape)} hold {math.prod(reshape)} devices "
+            f"but {expected_count} are needed",
+        )
 
 
 def _iota_devices(reshape: Sequence[int], perm: Sequence[int]) -> np.ndarray:
@@ -116,23 +309,35 @@ def _iota_devices(reshape: Sequence[int], perm: Sequence[int]) -> np.ndarray:
 
 @dataclass(frozen=True)
 class CollectiveDeviceList:
-    """A collective's replica groups: an explicit list or the compact iota form."""
+    """A collective's replica groups: an explicit list, the compact iota form or mesh axes."""
 
     replica_groups: Sequence[ReplicaGroup] = ()
     iota_replica_group_list: IotaReplicaGroupList | None = None
+    mesh_axes_replica_group_list: MeshAxesReplicaGroupList | None = None
 
     def __post_init__(self) -> None:
-        groups = tuple(g if isinstance(g, ReplicaGroup) else ReplicaGroup(g)
-                       for g in self.replica_groups)
+        groups = tuple(
+            g if isinstance(g, ReplicaGroup) else ReplicaGroup(g) for g in self.replica_groups
+        )
         object.__setattr__(self, "replica_groups", groups)
-        if groups and self.iota_replica_group_list is not None:
-            raise _fail("CollectiveDeviceList", "give either replica_groups or "
-                        "iota_replica_group_list, not both")
+        forms = [
+            bool(groups),
+            self.iota_replica_group_list is not None,
+            self.mesh_axes_replica_group_list is not None,
+        ]
+        if sum(forms) > 1:
+            raise _fail(
+                "CollectiveDeviceList",
+                "give one of replica_groups, "
+                "iota_replica_group_list or mesh_axes_replica_group_list, not both",
+            )
 
     def groups(self) -> tuple[tuple[int, ...], ...]:
         """The groups as explicit id lists (empty means one group of every participant)."""
         if self.iota_replica_group_list is not None:
             return self.iota_replica_group_list.groups()
+        if self.mesh_axes_replica_group_list is not None:
+            return self.mesh_axes_replica_group_list.groups()
         return tuple(g.replica_ids for g in self.replica_groups)
 
 
@@ -193,17 +398,24 @@ class OpSharding:
     def __post_init__(self) -> None:
         _enum_field(self, "type", OpShardingType)
         _enum_field(self, "shard_group_type", ShardGroupType)
-        for name in ("tile_assignment_dimensions", "tile_assignment_devices",
-                     "iota_reshape_dims", "iota_transpose_perm"):
+        for name in (
+            "tile_assignment_dimensions",
+            "tile_assignment_devices",
+            "iota_reshape_dims",
+            "iota_transpose_perm",
+        ):
             _int_tuple(self, name)
         object.__setattr__(self, "tuple_shardings", tuple(self.tuple_shardings))
         object.__setattr__(self, "metadata", tuple(self.metadata))
         try:
-            object.__setattr__(self, "last_tile_dims",
-                               tuple(OpShardingType(t) for t in self.last_tile_dims))
+            object.__setattr__(
+                self, "last_tile_dims", tuple(OpShardingType(t) for t in self.last_tile_dims)
+            )
         except ValueError:
-            raise _fail("OpSharding", f"last_tile_dims={list(self.last_tile_dims)} holds an "
-                        "unknown sharding type") from None
+            raise _fail(
+                "OpSharding",
+                f"last_tile_dims={list(self.last_tile_dims)} holds an unknown sharding type",
+            ) from None
         _SHARDING_CHECKS[self.type](self)
 
     def _check_tiled(self) -> None:
@@ -213,26 +425,35 @@ class OpSharding:
         count = math.prod(dims)
         if self.iota_reshape_dims:
             if self.tile_assignment_devices:
-                raise _fail("OpSharding", "give tile_assignment_devices or the iota form, "
-                            "not both")
+                raise _fail("OpSharding", "give tile_assignment_devices or the iota form, not both")
             _check_iota(self, count)
         elif len(self.tile_assignment_devices) != count:
-            raise _fail("OpSharding", f"tile_assignment_dimensions={list(dims)} need {count} "
-                        f"devices, got {len(self.tile_assignment_devices)}")
+            raise _fail(
+                "OpSharding",
+                f"tile_assignment_dimensions={list(dims)} need {count} "
+                f"devices, got {len(self.tile_assignment_devices)}",
+            )
         elif len(set(self.tile_assignment_devices)) != count:
             raise _fail("OpSharding", "tile_assignment_devices repeats a device")
         extra = int(self.replicate_on_last_tile_dim) + len(self.last_tile_dims)
         if self.replicate_on_last_tile_dim and self.last_tile_dims:
-            raise _fail("OpSharding", "use replicate_on_last_tile_dim or last_tile_dims, "
-                        "not both")
+            raise _fail("OpSharding", "use replicate_on_last_tile_dim or last_tile_dims, not both")
         if extra > len(dims):
-            raise _fail("OpSharding", f"{extra} subgroup dimensions but the tile assignment "
-                        f"has only {len(dims)} dimensions")
-        bad = [t.name for t in self.last_tile_dims if t not in (
-            OpShardingType.REPLICATED, OpShardingType.MANUAL, OpShardingType.UNREDUCED)]
+            raise _fail(
+                "OpSharding",
+                f"{extra} subgroup dimensions but the tile assignment "
+                f"has only {len(dims)} dimensions",
+            )
+        bad = [
+            t.name
+            for t in self.last_tile_dims
+            if t not in (OpShardingType.REPLICATED, OpShardingType.MANUAL, OpShardingType.UNREDUCED)
+        ]
         if bad:
-            raise _fail("OpSharding", f"last_tile_dims may only hold REPLICATED, MANUAL or "
-                        f"UNREDUCED, got {bad}")
+            raise _fail(
+                "OpSharding",
+                f"last_tile_dims may only hold REPLICATED, MANUAL or UNREDUCED, got {bad}",
+            )
 
     def _check_maximal(self) -> None:
         if len(self.tile_assignment_devices) != 1:
@@ -243,10 +464,14 @@ class OpSharding:
             raise _fail("OpSharding", f"a {self.type.name} sharding takes no devices")
 
     def _check_tuple(self) -> None:
-        if not all(isinstance(s, OpSharding) and s.type is not OpShardingType.TUPLE
-                   for s in self.tuple_shardings):
-            raise _fail("OpSharding", "tuple_shardings must be non-tuple OpSharding values "
-                        "(one per leaf, flattened)")
+        if not all(
+            isinstance(s, OpSharding) and s.type is not OpShardingType.TUPLE
+            for s in self.tuple_shardings
+        ):
+            raise _fail(
+                "OpSharding",
+                "tuple_shardings must be non-tuple OpSharding values (one per leaf, flattened)",
+            )
 
     # -- constructors ------------------------------------------------------------
     @staticmethod
@@ -255,8 +480,12 @@ class OpSharding:
 
     @staticmethod
     def maximal(device: int, metadata: Sequence[OpMetadata] = ()) -> OpSharding:
-        return OpSharding(OpShardingType.MAXIMAL, tile_assignment_dimensions=(1,),
-                          tile_assignment_devices=(device,), metadata=metadata)
+        return OpSharding(
+            OpShardingType.MAXIMAL,
+            tile_assignment_dimensions=(1,),
+            tile_assignment_devices=(device,),
+            metadata=metadata,
+        )
 
     @staticmethod
     def manual(metadata: Sequence[OpMetadata] = ()) -> OpSharding:
@@ -287,11 +516,15 @@ class OpSharding:
         if iota_reshape_dims and not iota_transpose_perm:
             iota_transpose_perm = tuple(range(len(iota_reshape_dims)))
         return OpSharding(
-            OpShardingType.OTHER, tile_assignment_dimensions=dimensions,
-            tile_assignment_devices=devices or (), iota_reshape_dims=iota_reshape_dims,
+            OpShardingType.OTHER,
+            tile_assignment_dimensions=dimensions,
+            tile_assignment_devices=devices or (),
+            iota_reshape_dims=iota_reshape_dims,
             iota_transpose_perm=iota_transpose_perm,
             replicate_on_last_tile_dim=last_tile_dim_replicate,
-            last_tile_dims=last_tile_dims, metadata=metadata)
+            last_tile_dims=last_tile_dims,
+            metadata=metadata,
+        )
 
     @staticmethod
     def tuple(shardings: Sequence[OpSharding]) -> OpSharding:
@@ -300,8 +533,9 @@ class OpSharding:
     def with_shard_group(self, group_id: int, group_type: ShardGroupType) -> OpSharding:
         import dataclasses
 
-        return dataclasses.replace(self, is_shard_group=True, shard_group_id=group_id,
-                                   shard_group_type=group_type)
+        return dataclasses.replace(
+            self, is_shard_group=True, shard_group_id=group_id, shard_group_type=group_type
+        )
 
     # -- queries -------------------------------------------------------------------
     @property
@@ -340,7 +574,18 @@ class DomainMetadata:
 
 
 __all__ = [
-    "ChannelType", "OpShardingType", "ShardGroupType", "CollectiveOpGroupMode", "ReplicaGroup",
-    "IotaReplicaGroupList", "CollectiveDeviceList", "ChannelHandle", "SourceTarget",
-    "OpSharding", "DomainMetadata",
+    "ChannelType",
+    "OpShardingType",
+    "ShardGroupType",
+    "CollectiveOpGroupMode",
+    "ReplicaGroup",
+    "IotaReplicaGroupList",
+    "Mesh",
+    "AxisRef",
+    "MeshAxesReplicaGroupList",
+    "CollectiveDeviceList",
+    "ChannelHandle",
+    "SourceTarget",
+    "OpSharding",
+    "DomainMetadata",
 ]

@@ -443,6 +443,62 @@ ENTRY main {
     assert m.to_text() == text
 
 
+def test_header_values_are_the_registry_values():
+    """The header is read and written by attributes_module's syntaxes, into the IR's types."""
+    from xlapy.hlo import AliasKind, BufferDonor, InputOutputAlias
+    from xlapy.hlo.attributes_module import parse_module_attribute
+    from xlapy.shape import ProgramShape
+
+    alias_text = "{ {0}: (0, {}, may-alias), {1}: (1, {1,0}, must-alias) }"
+    layout_text = "{(f32[2]{0}, f32[2]{0})->(f32[2]{0}, f32[2]{0})}"
+    m = stable(
+        f"HloModule h, input_output_alias={alias_text}, buffer_donor={{ (1, {{}}) }}, "
+        f"entry_computation_layout={layout_text}\n\n"
+        "ENTRY e {\n  a = f32[2]{0} parameter(0)\n  b = f32[2]{0} parameter(1)\n"
+        "  ROOT t = (f32[2]{0}, f32[2]{0}) tuple(a, b)\n}\n\n"
+    )
+    assert isinstance(m.input_output_alias, InputOutputAlias)
+    assert m.input_output_alias == parse_module_attribute("input_output_alias", alias_text)
+    assert m.input_output_alias.entries[1].kind is AliasKind.MUST_ALIAS
+    assert str(m.input_output_alias) == alias_text
+    assert m.buffer_donor == BufferDonor(((1, ()),)) and str(m.buffer_donor) == "{ (1, {}) }"
+    layout = m.entry_computation_layout
+    assert isinstance(layout, ProgramShape)
+    assert layout == parse_module_attribute("entry_computation_layout", layout_text)
+
+
+def test_constant_xlapy_cannot_hold_keeps_its_text():
+    from xlapy.hlo import RawLiteral
+
+    text = "HloModule m\n\nENTRY e {\n  ROOT c = f32[?] constant({1, 2})\n}\n\n"
+    m = stable(text)
+    assert isinstance(m.entry.root.literal, RawLiteral)
+    assert m.to_text() == text
+
+
+def test_mesh_replica_groups():
+    text = """\
+HloModule mesh, num_partitions=8
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY e {
+  p = f32[4]{0} parameter(0)
+  ROOT r = f32[4]{0} all-reduce(p), channel_id=1, replica_groups=mesh['stage'=2,'local'=4] {'local'}, use_global_device_ids=true, to_apply=add
+}
+
+"""
+    m = stable(text)
+    assert m.to_text() == text
+    groups = m.entry.root.attribute("replica_groups")
+    assert groups.groups() == ((0, 1, 2, 3), (4, 5, 6, 7))
+    assert groups.mesh_axes_replica_group_list.mesh.axis_names == ("stage", "local")
+
+
 def test_implicit_entry_and_root():
     m = stable(
         """\

@@ -257,21 +257,6 @@ def jax_texts():
 
 
 NAMES = list(_functions())
-# XLA omits slice strides and pad interiors when all of them are trivial; the attribute
-# registry (xlapy.hlo.attributes) does not yet, so those texts are stable but not exact.
-NOT_YET_EXACT = {"random", "slicing", "scan"}
-
-
-def _exact_params():
-    return [
-        pytest.param(
-            n,
-            marks=pytest.mark.xfail(reason="slice/pad attribute formatting", strict=False)
-            if n in NOT_YET_EXACT
-            else (),
-        )
-        for n in NAMES
-    ]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -286,7 +271,7 @@ def test_jax_text_round_trips_stably(jax_texts, name):
         assert parse_module(module.to_text(verbose=True)).to_text() == module.to_text()
 
 
-@pytest.mark.parametrize("name", _exact_params())
+@pytest.mark.parametrize("name", NAMES)
 def test_jax_text_prints_back_exactly(jax_texts, name):
     forms = jax_texts[name]
     assert parse_module(forms["short"]).to_text() == forms["short"]

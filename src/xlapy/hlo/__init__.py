@@ -9,6 +9,7 @@ from .computation import HloComputation, ProgramShape
 from .instruction import HloInstruction, RawAttribute, RawLiteral
 from .module import (
     AliasEntry,
+    AliasKind,
     BufferDonor,
     HloModule,
     InputOutputAlias,
@@ -21,6 +22,7 @@ from .printer import PrintOptions
 
 __all__ = [
     "AliasEntry",
+    "AliasKind",
     "BufferDonor",
     "HloComputation",
     "HloInstruction",

@@ -19,6 +19,7 @@ import difflib
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from ..errors import InvalidArgumentError, ParseError
 from ..xla_data import (
@@ -53,7 +54,10 @@ from .attributes_text import (
     quote,
     string_or_dict,
 )
+from .instruction import COMPUTATION_ATTRIBUTES, CONTROL_PREDECESSORS
 from .opcode import HloOpcode
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -97,16 +101,20 @@ INT = _int_syntax()
 BOOL = AttributeSyntax("true or false", Cursor.boolean, lambda x: "true" if x else "false")
 _FLOAT = AttributeSyntax("a number", Cursor.number, lambda x: format_float(float(x)))
 STRING = AttributeSyntax('a "quoted string"', Cursor.string, lambda x: quote(str(x)))
-_STRING_OR_DICT = AttributeSyntax('a "quoted string" or a {...} dictionary',
-                                  parse_string_or_dict, lambda x: string_or_dict(str(x)))
-_INT_LIST = AttributeSyntax("a list of integers such as {1,0}", parse_int_list,
-                            format_int_list)
-_INT_LIST_LIST = AttributeSyntax("a list of integer lists such as {{0,1},{2,3}}",
-                                 parse_int_list_list, format_int_list_list)
+_STRING_OR_DICT = AttributeSyntax(
+    'a "quoted string" or a {...} dictionary',
+    parse_string_or_dict,
+    lambda x: string_or_dict(str(x)),
+)
+_INT_LIST = AttributeSyntax("a list of integers such as {1,0}", parse_int_list, format_int_list)
+_INT_LIST_LIST = AttributeSyntax(
+    "a list of integer lists such as {{0,1},{2,3}}", parse_int_list_list, format_int_list_list
+)
 
 
-def _enum_syntax(enum_type: type[enum.Enum], spelling: Callable[[enum.Enum], str],
-                 members: list | None = None) -> AttributeSyntax:
+def _enum_syntax(
+    enum_type: type[enum.Enum], spelling: Callable[[enum.Enum], str], members: list | None = None
+) -> AttributeSyntax:
     """An enum written as one word; ``spelling`` maps a member to its HLO text."""
     by_text = {spelling(m): m for m in (members or list(enum_type))}
     description = " or ".join(sorted(by_text))
@@ -154,22 +162,59 @@ def _format_precisions(values: tuple[Precision, ...]) -> str:
 # -- the registry --------------------------------------------------------------------
 
 _DIMENSION_LISTS = (
-    "dimensions", "slice_sizes", "dynamic_slice_sizes", "fft_length",
-    "lhs_contracting_dims", "rhs_contracting_dims", "lhs_batch_dims", "rhs_batch_dims",
-    "lhs_ragged_dims", "rhs_group_dims",
-    "offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
+    "dimensions",
+    "slice_sizes",
+    "dynamic_slice_sizes",
+    "fft_length",
+    "lhs_contracting_dims",
+    "rhs_contracting_dims",
+    "lhs_batch_dims",
+    "rhs_batch_dims",
+    "lhs_ragged_dims",
+    "rhs_group_dims",
+    "offset_dims",
+    "collapsed_slice_dims",
+    "start_index_map",
+    "operand_batching_dims",
     "start_indices_batching_dims",
-    "update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims",
-    "input_batching_dims", "scatter_indices_batching_dims",
+    "update_window_dims",
+    "inserted_window_dims",
+    "scatter_dims_to_operand_dims",
+    "input_batching_dims",
+    "scatter_indices_batching_dims",
 )
-_INTS = ("index", "iota_dimension", "index_vector_dim", "feature_index", "exponent_bits",
-         "mantissa_bits", "k", "delta", "channel_id", "feature_group_count",
-         "batch_group_count", "cross_program_prefetch_index", "inferred_dimension",
-         "num_carries")
-_BOOLS = ("indices_are_sorted", "unique_indices", "is_stable", "largest",
-          "use_global_device_ids", "constrain_layout", "custom_call_has_side_effect",
-          "is_host_transfer", "left_side", "lower", "unit_diagonal", "is_composite",
-          "is_reverse", "is_associative")
+_INTS = (
+    "index",
+    "iota_dimension",
+    "index_vector_dim",
+    "feature_index",
+    "exponent_bits",
+    "mantissa_bits",
+    "k",
+    "delta",
+    "channel_id",
+    "feature_group_count",
+    "batch_group_count",
+    "cross_program_prefetch_index",
+    "inferred_dimension",
+    "num_carries",
+)
+_BOOLS = (
+    "indices_are_sorted",
+    "unique_indices",
+    "is_stable",
+    "largest",
+    "use_global_device_ids",
+    "constrain_layout",
+    "custom_call_has_side_effect",
+    "is_host_transfer",
+    "left_side",
+    "lower",
+    "unit_diagonal",
+    "is_composite",
+    "is_reverse",
+    "is_associative",
+)
 _STRINGS = ("custom_call_target", "infeed_config", "outfeed_config", "async_execution_thread")
 
 ATTRIBUTE_SYNTAX: dict[str, AttributeSyntax] = {
@@ -179,59 +224,95 @@ ATTRIBUTE_SYNTAX: dict[str, AttributeSyntax] = {
     **{name: STRING for name in _STRINGS},
     "epsilon": _FLOAT,
     "backend_config": _STRING_OR_DICT,
-    "slice": AttributeSyntax("slice ranges such as {[0:2:1], [1:4:2]}", v.parse_slice,
-                         v.format_slice),
-    "padding": AttributeSyntax("a padding config such as 1_1_0x0_2_1", v.parse_padding_config,
-                           v.format_padding_config),
-    "window": AttributeSyntax("a window such as {size=3x3 stride=2x2 pad=1_1x1_1}",
-                          v.parse_window, v.format_window),
-    "dim_labels": AttributeSyntax("dimension labels such as b01f_01io->b01f", v.parse_dim_labels,
-                              v.format_dim_labels),
-    "operand_precision": AttributeSyntax("operand precisions such as {default,highest}",
-                                     _parse_precisions, _format_precisions),
+    "slice": AttributeSyntax(
+        "slice ranges such as {[0:2], [1:4]} or {[0:2:1], [1:4:2]}", v.parse_slice, v.format_slice
+    ),
+    "padding": AttributeSyntax(
+        "a padding config such as 1_1x0_2 or 1_1_0x0_2_1",
+        v.parse_padding_config,
+        v.format_padding_config,
+    ),
+    "window": AttributeSyntax(
+        "a window such as {size=3x3 stride=2x2 pad=1_1x1_1}", v.parse_window, v.format_window
+    ),
+    "dim_labels": AttributeSyntax(
+        "dimension labels such as b01f_01io->b01f", v.parse_dim_labels, v.format_dim_labels
+    ),
+    "operand_precision": AttributeSyntax(
+        "operand precisions such as {default,highest}", _parse_precisions, _format_precisions
+    ),
     "algorithm": _enum_syntax(PrecisionAlgorithm, _dot_algorithm_text),
     "direction": _enum_syntax(ComparisonDirection, _name),
     "type": _enum_syntax(ComparisonType, _name),
     "fft_type": _enum_syntax(FftType, _name),
-    "distribution": _enum_syntax(RandomDistribution, _lower_name,
-                                 [RandomDistribution.RNG_UNIFORM, RandomDistribution.RNG_NORMAL]),
-    "transpose_a": _enum_syntax(Transpose, _name, [Transpose.NO_TRANSPOSE, Transpose.TRANSPOSE,
-                                                   Transpose.ADJOINT]),
+    "distribution": _enum_syntax(
+        RandomDistribution,
+        _lower_name,
+        [RandomDistribution.RNG_UNIFORM, RandomDistribution.RNG_NORMAL],
+    ),
+    "transpose_a": _enum_syntax(
+        Transpose, _name, [Transpose.NO_TRANSPOSE, Transpose.TRANSPOSE, Transpose.ADJOINT]
+    ),
     "api_version": _enum_syntax(CustomCallApiVersion, _name),
     "schedule": _enum_syntax(CustomCallSchedule, _name),
     "padding_type": _enum_syntax(PaddingType, _name),
     "kind": _enum_syntax(FusionKind, _value),
     "mode": _enum_syntax(CollectiveOpGroupMode, _value),
     "convolution_kind": _enum_syntax(ConvolutionKind, _value),
-    "replica_groups": AttributeSyntax("replica groups such as {{0,1},{2,3}} or [2,2]<=[4]",
-                                  v.parse_replica_groups, v.format_replica_groups),
-    "source_target_pairs": AttributeSyntax("source-target pairs such as {{0,1},{1,0}}",
-                                       v.parse_source_target_pairs,
-                                       v.format_source_target_pairs),
-    "operand_layout_constraints": AttributeSyntax("shapes with layouts such as {f32[2]{0}, s32[]}",
-                                              v.parse_shape_list, v.format_shape_list),
-    "outfeed_shape": AttributeSyntax("a shape such as f32[2,3]{1,0}", v.parse_shape,
-                                 lambda s: s.to_string(print_layout=True)),
+    "replica_groups": AttributeSyntax(
+        "replica groups such as {{0,1},{2,3}}, [2,2]<=[4] or mesh['x'=2,'y'=2] {'x'}",
+        v.parse_replica_groups,
+        v.format_replica_groups,
+    ),
+    "source_target_pairs": AttributeSyntax(
+        "source-target pairs such as {{0,1},{1,0}}",
+        v.parse_source_target_pairs,
+        v.format_source_target_pairs,
+    ),
+    "operand_layout_constraints": AttributeSyntax(
+        "shapes with layouts such as {f32[2]{0}, s32[]}", v.parse_shape_list, v.format_shape_list
+    ),
+    "outfeed_shape": AttributeSyntax(
+        "a shape such as f32[2,3]{1,0}", v.parse_shape, lambda s: s.to_string(print_layout=True)
+    ),
     "output_to_operand_aliasing": AttributeSyntax(
-        "aliasing pairs such as {{0}: (0, {})}", v.parse_output_to_operand_aliasing,
-        v.format_output_to_operand_aliasing),
-    "sharding": AttributeSyntax("a sharding such as {replicated} or {devices=[2,2]<=[4]}",
-                            v.parse_sharding, v.format_sharding),
-    "domain": AttributeSyntax('a domain such as {kind="sharding", entry={...}, exit={...}}',
-                          v.parse_domain, v.format_domain),
-    "metadata": AttributeSyntax('metadata such as {op_type="Add" op_name="add"}',
-                            v.parse_metadata, v.format_metadata),
-    "frontend_attributes": AttributeSyntax('frontend attributes such as {key="value"}',
-                                       v.parse_frontend_attributes,
-                                       v.format_frontend_attributes),
-    "statistics": AttributeSyntax("statistics such as {visualizing_index=1,stat-0=40}",
-                              v.parse_statistics, v.format_statistics),
-    "result_accuracy": AttributeSyntax("a result accuracy such as {mode=highest}",
-                                   v.parse_result_accuracy, v.format_result_accuracy),
-    "parameter_replication": AttributeSyntax("a list such as {true,false}", v.parse_bool_list,
-                                         v.format_bool_list),
+        "aliasing pairs such as {{0}: (0, {})}",
+        v.parse_output_to_operand_aliasing,
+        v.format_output_to_operand_aliasing,
+    ),
+    "sharding": AttributeSyntax(
+        "a sharding such as {replicated} or {devices=[2,2]<=[4]}",
+        v.parse_sharding,
+        v.format_sharding,
+    ),
+    "domain": AttributeSyntax(
+        'a domain such as {kind="sharding", entry={...}, exit={...}}',
+        v.parse_domain,
+        v.format_domain,
+    ),
+    "metadata": AttributeSyntax(
+        'metadata such as {op_type="Add" op_name="add"}', v.parse_metadata, v.format_metadata
+    ),
+    "frontend_attributes": AttributeSyntax(
+        'frontend attributes such as {key="value"}',
+        v.parse_frontend_attributes,
+        v.format_frontend_attributes,
+    ),
+    "statistics": AttributeSyntax(
+        "statistics such as {visualizing_index=1,stat-0=40}",
+        v.parse_statistics,
+        v.format_statistics,
+    ),
+    "result_accuracy": AttributeSyntax(
+        "a result accuracy such as {mode=highest}",
+        v.parse_result_accuracy,
+        v.format_result_accuracy,
+    ),
+    "parameter_replication": AttributeSyntax(
+        "a list such as {true,false}", v.parse_bool_list, v.format_bool_list
+    ),
     # The original-value tree is kept verbatim: nothing in xlapy interprets it.
-    "origin": AttributeSyntax("an original value such as {{\"x\"}}", Cursor.balanced, str),
+    "origin": AttributeSyntax('an original value such as {{"x"}}', Cursor.balanced, str),
 }
 
 # Attributes whose syntax depends on the opcode; see the module docstring.
@@ -242,27 +323,44 @@ OPCODE_ATTRIBUTE_SYNTAX: dict[tuple[HloOpcode, str], AttributeSyntax] = {
 }
 
 # Attributes that reference computations or instructions by name: the parser's job.
-REFERENCE_ATTRIBUTES: frozenset[str] = frozenset({
-    "to_apply", "calls", "condition", "body", "branch_computations", "true_computation",
-    "false_computation", "select", "scatter", "called_computations", "control-predecessors",
-})
+REFERENCE_ATTRIBUTES: frozenset[str] = COMPUTATION_ATTRIBUTES | {CONTROL_PREDECESSORS}
+
+
+def find_syntax(opcode: HloOpcode | str | None, name: str) -> AttributeSyntax | None:
+    """The syntax of attribute ``name`` on ``opcode``, or None when the registry has none.
+
+    ``opcode`` None asks for the opcode-independent syntax. The parser keeps
+    values of attributes without a syntax verbatim (a ``RawAttribute``).
+    """
+    return _lookup(OPCODE_ATTRIBUTE_SYNTAX, ATTRIBUTE_SYNTAX, opcode, name)
+
+
+def _lookup(
+    by_opcode: dict[tuple[HloOpcode, str], T],
+    by_name: dict[str, T],
+    opcode: HloOpcode | str | None,
+    name: str,
+) -> T | None:
+    """The entry for ``name`` on ``opcode``: the opcode's own if it has one, else the general."""
+    if opcode is not None:
+        op = opcode if isinstance(opcode, HloOpcode) else HloOpcode.from_text(opcode)
+        entry = by_opcode.get((op, name))
+        if entry is not None:
+            return entry
+    return by_name.get(name)
 
 
 def syntax_for(opcode: HloOpcode | str | None, name: str) -> AttributeSyntax:
-    """The syntax of attribute ``name`` on ``opcode`` (None: the opcode-independent one)."""
-    if opcode is not None:
-        op = opcode if isinstance(opcode, HloOpcode) else HloOpcode.from_text(opcode)
-        special = OPCODE_ATTRIBUTE_SYNTAX.get((op, name))
-        if special is not None:
-            return special
-    syntax = ATTRIBUTE_SYNTAX.get(name)
+    """Like :func:`find_syntax`, but an attribute without a syntax raises, naming near ones."""
+    syntax = find_syntax(opcode, name)
     if syntax is not None:
         return syntax
     if name in REFERENCE_ATTRIBUTES:
-        raise InvalidArgumentError(f"attribute {name!r} names computations or instructions; "
-                                   "the HLO parser resolves it, it has no value syntax")
-    near = difflib.get_close_matches(name, list(ATTRIBUTE_SYNTAX) + list(REFERENCE_ATTRIBUTES),
-                                     n=3)
+        raise InvalidArgumentError(
+            f"attribute {name!r} names computations or instructions; "
+            "the HLO parser resolves it, it has no value syntax"
+        )
+    near = difflib.get_close_matches(name, list(ATTRIBUTE_SYNTAX) + list(REFERENCE_ATTRIBUTES), n=3)
     hint = f"; did you mean {' or '.join(repr(n) for n in near)}?" if near else ""
     raise InvalidArgumentError(f"unknown HLO attribute {name!r}{hint}")
 
@@ -281,14 +379,20 @@ class _Default:
 
 
 _DEFAULTS: dict[str, _Default] = {
-    **{name: _Default(False) for name in (
-        "is_stable", "indices_are_sorted", "unique_indices", "constrain_layout",
-        "use_global_device_ids", "custom_call_has_side_effect", "is_host_transfer",
-        "left_side", "lower", "unit_diagonal", "is_composite", "is_reverse")},
-    **{name: _Default(()) for name in (
-        "lhs_batch_dims", "rhs_batch_dims", "operand_batching_dims",
-        "start_indices_batching_dims", "input_batching_dims", "scatter_indices_batching_dims",
-        "output_to_operand_aliasing")},
+    # Flags are false and left out when absent; largest and is_associative (below) differ.
+    **{name: _Default(False) for name in _BOOLS},
+    **{
+        name: _Default(())
+        for name in (
+            "lhs_batch_dims",
+            "rhs_batch_dims",
+            "operand_batching_dims",
+            "start_indices_batching_dims",
+            "input_batching_dims",
+            "scatter_indices_batching_dims",
+            "output_to_operand_aliasing",
+        )
+    },
     **{name: _Default("") for name in ("backend_config", "infeed_config", "outfeed_config")},
     "feature_group_count": _Default(1),
     "batch_group_count": _Default(1),
@@ -315,12 +419,7 @@ _OPCODE_DEFAULTS: dict[tuple[HloOpcode, str], _Default] = {
 
 
 def _default_entry(opcode: HloOpcode | str | None, name: str) -> _Default | None:
-    if opcode is not None:
-        op = opcode if isinstance(opcode, HloOpcode) else HloOpcode.from_text(opcode)
-        entry = _OPCODE_DEFAULTS.get((op, name))
-        if entry is not None:
-            return entry
-    return _DEFAULTS.get(name)
+    return _lookup(_OPCODE_DEFAULTS, _DEFAULTS, opcode, name)
 
 
 def default_value(
@@ -343,7 +442,10 @@ def default_value(
 
 
 def is_omitted_default(
-    opcode: HloOpcode | str | None, name: str, value: object, *,
+    opcode: HloOpcode | str | None,
+    name: str,
+    value: object,
+    *,
     operand_element_type: object = None,
 ) -> bool:
     """True when XLA would leave ``name=value`` out of the printed instruction."""
@@ -354,7 +456,8 @@ def is_omitted_default(
         return all(Precision(p) is Precision.DEFAULT for p in value)
     if name == "type":
         return operand_element_type is not None and value is ComparisonType.default_for(
-            operand_element_type)
+            operand_element_type
+        )
     return value == entry.value
 
 
@@ -373,7 +476,18 @@ def format_attribute(opcode: HloOpcode | str | None, name: str, value: object) -
 
 
 __all__ = [
-    "AttributeSyntax", "ATTRIBUTE_SYNTAX", "OPCODE_ATTRIBUTE_SYNTAX", "REFERENCE_ATTRIBUTES",
-    "ConvolutionKind", "syntax_for", "parse_attribute", "format_attribute", "default_value",
-    "is_omitted_default", "BOOL", "INT", "STRING",
+    "AttributeSyntax",
+    "ATTRIBUTE_SYNTAX",
+    "OPCODE_ATTRIBUTE_SYNTAX",
+    "REFERENCE_ATTRIBUTES",
+    "ConvolutionKind",
+    "find_syntax",
+    "syntax_for",
+    "parse_attribute",
+    "format_attribute",
+    "default_value",
+    "is_omitted_default",
+    "BOOL",
+    "INT",
+    "STRING",
 ]

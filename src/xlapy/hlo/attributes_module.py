@@ -3,121 +3,72 @@
 ``HloModule name, entry_computation_layout={...}, input_output_alias={...}``
 and ``execution_thread="..."`` after a computation are not instruction
 attributes, but the parser splits them the same way, so they get the same
-kind of registry as :data:`xlapy.hlo.attributes.ATTRIBUTE_SYNTAX`.
+kind of registry as :data:`xlapy.hlo.attributes.ATTRIBUTE_SYNTAX`. The parser
+reads and the printer writes the header through this table; the values are
+the IR's own types (:class:`~xlapy.shape.ProgramShape` for the entry layout,
+:class:`~xlapy.hlo.module.InputOutputAlias`, :class:`~xlapy.hlo.module.BufferDonor`).
 """
 
 from __future__ import annotations
 
-import enum
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 from ..errors import InvalidArgumentError, ParseError
-from ..shape import Shape
+from ..shape import ProgramShape
 from . import attributes_values as v
 from .attributes import BOOL, INT, STRING, AttributeSyntax
 from .attributes_text import Cursor, format_int_list, parse_int_list
+from .module import AliasEntry, AliasKind, BufferDonor, InputOutputAlias
 
 
-class AliasKind(enum.Enum):
-    """May-alias lets the runtime skip the alias; must-alias requires a donated input."""
-
-    MAY_ALIAS = "may-alias"
-    MUST_ALIAS = "must-alias"
-
-
-@dataclass(frozen=True)
-class ComputationLayout:
-    """Parameter and result shapes (with layouts) of the entry computation."""
-
-    parameter_shapes: Sequence[Shape]
-    result_shape: Shape
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "parameter_shapes", tuple(self.parameter_shapes))
-
-
-@dataclass(frozen=True)
-class InputOutputAlias:
-    """Output at ``output_index`` shares the buffer of a parameter (sub)buffer."""
-
-    output_index: Sequence[int]
-    parameter_number: int
-    parameter_index: Sequence[int] = ()
-    kind: AliasKind = AliasKind.MAY_ALIAS
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "output_index", tuple(int(i) for i in self.output_index))
-        object.__setattr__(self, "parameter_index", tuple(int(i) for i in self.parameter_index))
-        object.__setattr__(self, "kind", AliasKind(self.kind))
-        if self.parameter_number < 0:
-            raise InvalidArgumentError(f"InputOutputAlias: parameter_number="
-                                       f"{self.parameter_number} must be >= 0")
-
-
-@dataclass(frozen=True)
-class BufferDonor:
-    """A parameter (sub)buffer the caller donates for reuse by any output."""
-
-    parameter_number: int
-    parameter_index: Sequence[int] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "parameter_index", tuple(int(i) for i in self.parameter_index))
-        if self.parameter_number < 0:
-            raise InvalidArgumentError(f"BufferDonor: parameter_number={self.parameter_number}"
-                                       " must be >= 0")
-
-
-def _parse_layout(cur: Cursor) -> ComputationLayout:
+def _parse_layout(cur: Cursor) -> ProgramShape:
     cur.expect("{", "'{' to start the computation layout")
     params = cur.delimited(v.parse_shape, "(", ")", "parameter shapes")
     cur.expect("->", "'->' before the result shape")
     result = v.parse_shape(cur)
     cur.expect("}", "'}' to close the computation layout")
-    return ComputationLayout(tuple(params), result)
+    return ProgramShape(tuple(params), result)
 
 
-def _format_layout(layout: ComputationLayout) -> str:
+def _format_layout(layout: ProgramShape) -> str:
     # XLA marks every fifth parameter with its index so long lists stay readable.
     params = ", ".join(
         (f"/*index={i}*/" if i and i % 5 == 0 else "") + s.to_string(print_layout=True)
-        for i, s in enumerate(layout.parameter_shapes))
-    return f"{{({params})->{layout.result_shape.to_string(print_layout=True)}}}"
+        for i, s in enumerate(layout.parameters)
+    )
+    return f"{{({params})->{layout.result.to_string(print_layout=True)}}}"
 
 
-def _parse_alias(cur: Cursor) -> InputOutputAlias:
-    output_index = parse_int_list(cur)
-    cur.expect(":", "':' after the output index")
-    cur.expect("(", "'(' to start (parameter, {index}, kind)")
-    number = cur.nonneg_integer("a parameter number")
-    cur.expect(",", "',' after the parameter number")
-    index = parse_int_list(cur)
+def _parse_alias(cur: Cursor) -> AliasEntry:
+    output_index, number, index = v.parse_index_alias(cur, "parameter")
     kind = AliasKind.MAY_ALIAS
     if cur.eat(","):
         kind = AliasKind(cur.keyword(("may-alias", "must-alias"), "may-alias or must-alias"))
     cur.expect(")", "')' to close the alias")
-    return InputOutputAlias(output_index, number, index, kind)
+    return AliasEntry(output_index, number, index, kind)
 
 
-def _format_aliases(aliases: Sequence[InputOutputAlias]) -> str:
-    body = ", ".join(f"{format_int_list(a.output_index)}: ({a.parameter_number}, "
-                     f"{format_int_list(a.parameter_index)}, {a.kind.value})" for a in aliases)
-    return "{ " + body + " }" if body else "{}"
+def _format_aliases(alias: InputOutputAlias) -> str:
+    return _braced(
+        v.format_index_alias(e.output_index, e.parameter_number, e.parameter_index, e.kind.value)
+        for e in alias.entries
+    )
 
 
-def _parse_donor(cur: Cursor) -> BufferDonor:
+def _parse_donor(cur: Cursor) -> tuple[int, tuple[int, ...]]:
     cur.expect("(", "'(' to start (parameter, {index})")
     number = cur.nonneg_integer("a parameter number")
     cur.expect(",", "',' after the parameter number")
     index = parse_int_list(cur)
     cur.expect(")", "')' to close the buffer donor")
-    return BufferDonor(number, index)
+    return number, index
 
 
-def _format_donors(donors: Sequence[BufferDonor]) -> str:
-    body = ", ".join(f"({d.parameter_number}, {format_int_list(d.parameter_index)})"
-                     for d in donors)
+def _format_donors(donor: BufferDonor) -> str:
+    return _braced(f"({number}, {format_int_list(index)})" for number, index in donor.entries)
+
+
+def _braced(items) -> str:
+    """XLA's header lists: ``{ a, b }``, and ``{}`` when empty."""
+    body = ", ".join(items)
     return "{ " + body + " }" if body else "{}"
 
 
@@ -132,20 +83,29 @@ MODULE_ATTRIBUTE_SYNTAX: dict[str, AttributeSyntax] = {
     "replica_count": INT,
     "num_partitions": INT,
     "entry_computation_layout": AttributeSyntax(
-        "a layout such as {(f32[2]{0})->f32[2]{0}}", _parse_layout, _format_layout),
+        "a layout such as {(f32[2]{0})->f32[2]{0}}", _parse_layout, _format_layout
+    ),
     "input_output_alias": AttributeSyntax(
         "aliases such as { {0}: (0, {}, may-alias) }",
-        lambda c: tuple(c.delimited(_parse_alias, what="input/output aliases")),
-        _format_aliases),
+        lambda c: InputOutputAlias(tuple(c.delimited(_parse_alias, what="input/output aliases"))),
+        _format_aliases,
+    ),
     "buffer_donor": AttributeSyntax(
         "donors such as { (0, {}) }",
-        lambda c: tuple(c.delimited(_parse_donor, what="buffer donors")), _format_donors),
+        lambda c: BufferDonor(tuple(c.delimited(_parse_donor, what="buffer donors"))),
+        _format_donors,
+    ),
     "allow_spmd_sharding_propagation_to_parameters": AttributeSyntax(
-        "true, false or a list such as {true,false}", _parse_bool_or_list, v.format_bool_list),
+        "true, false or a list such as {true,false}", _parse_bool_or_list, v.format_bool_list
+    ),
     "allow_spmd_sharding_propagation_to_output": AttributeSyntax(
-        "true, false or a list such as {true,false}", _parse_bool_or_list, v.format_bool_list),
-    "frontend_attributes": AttributeSyntax('frontend attributes such as {key="value"}',
-                                   v.parse_frontend_attributes, v.format_frontend_attributes),
+        "true, false or a list such as {true,false}", _parse_bool_or_list, v.format_bool_list
+    ),
+    "frontend_attributes": AttributeSyntax(
+        'frontend attributes such as {key="value"}',
+        v.parse_frontend_attributes,
+        v.format_frontend_attributes,
+    ),
 }
 
 COMPUTATION_ATTRIBUTE_SYNTAX: dict[str, AttributeSyntax] = {
@@ -158,8 +118,10 @@ def module_syntax_for(name: str) -> AttributeSyntax:
     try:
         return MODULE_ATTRIBUTE_SYNTAX[name]
     except KeyError:
-        raise InvalidArgumentError(f"unknown HloModule attribute {name!r}; known: "
-                                   f"{', '.join(sorted(MODULE_ATTRIBUTE_SYNTAX))}") from None
+        raise InvalidArgumentError(
+            f"unknown HloModule attribute {name!r}; known: "
+            f"{', '.join(sorted(MODULE_ATTRIBUTE_SYNTAX))}"
+        ) from None
 
 
 def parse_module_attribute(name: str, text: str) -> object:
@@ -171,7 +133,8 @@ def parse_module_attribute(name: str, text: str) -> object:
 
 
 __all__ = [
-    "AliasKind", "ComputationLayout", "InputOutputAlias", "BufferDonor",
-    "MODULE_ATTRIBUTE_SYNTAX", "COMPUTATION_ATTRIBUTE_SYNTAX", "module_syntax_for",
+    "MODULE_ATTRIBUTE_SYNTAX",
+    "COMPUTATION_ATTRIBUTE_SYNTAX",
+    "module_syntax_for",
     "parse_module_attribute",
 ]

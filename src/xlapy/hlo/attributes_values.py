@@ -11,11 +11,14 @@ from __future__ import annotations
 from ..errors import InvalidArgumentError
 from ..shape import Shape, parse_shape_at
 from ..xla_data import (
+    AxisRef,
     CollectiveDeviceList,
     ConvolutionDimensionNumbers,
     DomainMetadata,
     FrontendAttributes,
     IotaReplicaGroupList,
+    Mesh,
+    MeshAxesReplicaGroupList,
     OpMetadata,
     OpSharding,
     OpShardingType,
@@ -34,6 +37,7 @@ from ..xla_data import (
 )
 from .attributes_text import (
     Cursor,
+    c_escape,
     format_float,
     format_int_list,
     parse_int_list,
@@ -70,13 +74,13 @@ def parse_window(cur: Cursor) -> Window:
     fields: dict[str, list] = {}
     while not cur.eat("}"):
         at = cur.pos
-        name = cur.keyword(_WINDOW_FIELDS, f"a window field ({', '.join(_WINDOW_FIELDS)}) "
-                           "or '}'")
+        name = cur.keyword(_WINDOW_FIELDS, f"a window field ({', '.join(_WINDOW_FIELDS)}) or '}}'")
         if name in fields:
             raise cur.error(f"window field {name!r} given twice", offset=at)
         cur.expect("=", f"'=' after {name}")
-        item = _parse_pad_pair if name == "pad" else (
-            lambda c: c.nonneg_integer("a positive integer"))
+        item = (
+            _parse_pad_pair if name == "pad" else (lambda c: c.nonneg_integer("a positive integer"))
+        )
         fields[name] = parse_x_separated(cur, item)
         cur.eat(",")
     if not fields:
@@ -86,21 +90,28 @@ def parse_window(cur: Cursor) -> Window:
     n = len(fields["size"])
     for name, values in fields.items():
         if len(values) != n:
-            raise cur.error(f"window {name} has {len(values)} entries but size has {n}",
-                            offset=start)
+            raise cur.error(
+                f"window {name} has {len(values)} entries but size has {n}", offset=start
+            )
     pads = fields.get("pad", [(0, 0)] * n)
-    return _checked(cur, start, lambda: Window(tuple(
-        WindowDimension(
-            size=fields["size"][i],
-            stride=fields.get("stride", [1] * n)[i],
-            padding_low=pads[i][0],
-            padding_high=pads[i][1],
-            base_dilation=fields.get("lhs_dilate", [1] * n)[i],
-            window_dilation=fields.get("rhs_dilate", [1] * n)[i],
-            window_reversal=bool(fields.get("rhs_reversal", [0] * n)[i]),
-        )
-        for i in range(n)
-    )))
+    return _checked(
+        cur,
+        start,
+        lambda: Window(
+            tuple(
+                WindowDimension(
+                    size=fields["size"][i],
+                    stride=fields.get("stride", [1] * n)[i],
+                    padding_low=pads[i][0],
+                    padding_high=pads[i][1],
+                    base_dilation=fields.get("lhs_dilate", [1] * n)[i],
+                    window_dilation=fields.get("rhs_dilate", [1] * n)[i],
+                    window_reversal=bool(fields.get("rhs_reversal", [0] * n)[i]),
+                )
+                for i in range(n)
+            )
+        ),
+    )
 
 
 def format_window(window: Window) -> str:
@@ -139,12 +150,20 @@ def parse_padding_config(cur: Cursor) -> PaddingConfig:
     if cur.at_end():
         return PaddingConfig()
     triples = parse_x_separated(cur, _parse_padding_dimension)
-    return _checked(cur, start, lambda: PaddingConfig(tuple(
-        PaddingConfigDimension(*t) for t in triples)))
+    return _checked(
+        cur, start, lambda: PaddingConfig(tuple(PaddingConfigDimension(*t) for t in triples))
+    )
 
 
 def format_padding_config(config: PaddingConfig) -> str:
-    return "x".join(f"{lo}_{hi}_{interior}" for lo, hi, interior in config.as_triples())
+    """``lo_hi`` per dimension, or ``lo_hi_interior`` everywhere when any interior is not 0.
+
+    XLA's PaddingConfigToString drops the interior padding only when all of it is 0.
+    """
+    triples = config.as_triples()
+    if any(interior for _, _, interior in triples):
+        return "x".join(f"{lo}_{hi}_{interior}" for lo, hi, interior in triples)
+    return "x".join(f"{lo}_{hi}" for lo, hi, _ in triples)
 
 
 # -- slices ------------------------------------------------------------------------
@@ -170,7 +189,13 @@ def parse_slice(cur: Cursor) -> tuple[tuple[int, int, int], ...]:
 
 
 def format_slice(ranges: tuple[tuple[int, int, int], ...]) -> str:
-    return "{" + ", ".join(f"[{a}:{b}:{c}]" for a, b, c in ranges) + "}"
+    """``{[start:limit], ...}``, with ``:stride`` on every range unless all strides are 1.
+
+    XLA's slice printer drops the strides only when every one of them is 1.
+    """
+    if any(stride != 1 for _, _, stride in ranges):
+        return "{" + ", ".join(f"[{a}:{b}:{c}]" for a, b, c in ranges) + "}"
+    return "{" + ", ".join(f"[{a}:{b}]" for a, b, _ in ranges) + "}"
 
 
 # -- convolution dimension labels -------------------------------------------------
@@ -179,7 +204,7 @@ _LABEL_CHARS = frozenset("0123456789bfio")
 
 
 def _read_labels(cur: Cursor) -> tuple[str, int]:
-    cur.skip_ws()
+    cur.skip()
     start = cur.pos
     while cur.pos < len(cur.text) and cur.text[cur.pos] in _LABEL_CHARS:
         cur.pos += 1
@@ -195,10 +220,16 @@ def _decode_labels(cur: Cursor, labels: str, at: int, outer: str, part: str):
     problems = [c for c in (a, b) if labels.count(c) != 1]
     stray = [c for c in labels if not c.isdigit() and c not in outer]
     if problems or stray or sorted(spatial) != [str(i) for i in range(len(spatial))]:
-        raise cur.error(f"{part} labels {labels!r} must contain '{a}' and '{b}' once each and "
-                        f"the spatial digits 0..n-1 once each", offset=at)
-    return (labels.index(a), labels.index(b),
-            tuple(labels.index(str(i)) for i in range(len(spatial))))
+        raise cur.error(
+            f"{part} labels {labels!r} must contain '{a}' and '{b}' once each and "
+            f"the spatial digits 0..n-1 once each",
+            offset=at,
+        )
+    return (
+        labels.index(a),
+        labels.index(b),
+        tuple(labels.index(str(i)) for i in range(len(spatial))),
+    )
 
 
 def parse_dim_labels(cur: Cursor) -> ConvolutionDimensionNumbers:
@@ -211,34 +242,48 @@ def parse_dim_labels(cur: Cursor) -> ConvolutionDimensionNumbers:
     ki, ko, kspatial = _decode_labels(cur, rhs, rhs_at, "io", "kernel")
     ob, of, ospatial = _decode_labels(cur, out, out_at, "bf", "output")
     if not len(ispatial) == len(kspatial) == len(ospatial):
-        raise cur.error(f"input, kernel and output labels name {len(ispatial)}, "
-                        f"{len(kspatial)} and {len(ospatial)} spatial dimensions; they must "
-                        "agree", offset=lhs_at)
+        raise cur.error(
+            f"input, kernel and output labels name {len(ispatial)}, "
+            f"{len(kspatial)} and {len(ospatial)} spatial dimensions; they must "
+            "agree",
+            offset=lhs_at,
+        )
     return ConvolutionDimensionNumbers(ib, if_, ispatial, ki, ko, kspatial, ob, of, ospatial)
 
 
 def _encode_labels(named: dict[int, str], spatial: tuple[int, ...], part: str) -> str:
     rank = len(named) + len(spatial)
     if len(spatial) > 10:
-        raise InvalidArgumentError(f"dim_labels: {part} has {len(spatial)} spatial dimensions; "
-                                   "the text form has digits for at most 10")
+        raise InvalidArgumentError(
+            f"dim_labels: {part} has {len(spatial)} spatial dimensions; "
+            "the text form has digits for at most 10"
+        )
     chars = ["?"] * rank
     for pos, label in list(named.items()) + [(d, str(i)) for i, d in enumerate(spatial)]:
         if not 0 <= pos < rank or chars[pos] != "?":
-            raise InvalidArgumentError(f"dim_labels: {part} dimension numbers are not a "
-                                       f"permutation of 0..{rank - 1}")
+            raise InvalidArgumentError(
+                f"dim_labels: {part} dimension numbers are not a permutation of 0..{rank - 1}"
+            )
         chars[pos] = label
     return "".join(chars)
 
 
 def format_dim_labels(d: ConvolutionDimensionNumbers) -> str:
-    lhs = _encode_labels({d.input_batch_dimension: "b", d.input_feature_dimension: "f"},
-                         tuple(d.input_spatial_dimensions), "input")
-    rhs = _encode_labels({d.kernel_input_feature_dimension: "i",
-                          d.kernel_output_feature_dimension: "o"},
-                         tuple(d.kernel_spatial_dimensions), "kernel")
-    out = _encode_labels({d.output_batch_dimension: "b", d.output_feature_dimension: "f"},
-                         tuple(d.output_spatial_dimensions), "output")
+    lhs = _encode_labels(
+        {d.input_batch_dimension: "b", d.input_feature_dimension: "f"},
+        tuple(d.input_spatial_dimensions),
+        "input",
+    )
+    rhs = _encode_labels(
+        {d.kernel_input_feature_dimension: "i", d.kernel_output_feature_dimension: "o"},
+        tuple(d.kernel_spatial_dimensions),
+        "kernel",
+    )
+    out = _encode_labels(
+        {d.output_batch_dimension: "b", d.output_feature_dimension: "f"},
+        tuple(d.output_spatial_dimensions),
+        "output",
+    )
     return f"{lhs}_{rhs}->{out}"
 
 
@@ -265,28 +310,128 @@ def _format_iota(dims, reshape, perm) -> str:
 
 
 def parse_replica_groups(cur: Cursor) -> CollectiveDeviceList:
-    start = cur.pos
+    start = cur.skip()
+    if cur.peek("maximal_mesh"):
+        raise cur.error(
+            "replica groups over a maximal_mesh (a single device) are not "
+            "supported; use mesh[...] {axes}"
+        )
+    if cur.peek("mesh"):
+        return _checked(
+            cur,
+            start,
+            lambda: CollectiveDeviceList(mesh_axes_replica_group_list=_parse_mesh_axes(cur)),
+        )
     if cur.peek("["):
         dims, reshape, perm = _parse_iota(cur)
         if len(dims) != 2:
-            raise cur.error(f"iota replica groups need [groups,group_size], got {list(dims)}",
-                            offset=start)
-        return _checked(cur, start, lambda: CollectiveDeviceList(
-            iota_replica_group_list=IotaReplicaGroupList(dims[0], dims[1], reshape, perm)))
+            raise cur.error(
+                f"iota replica groups need [groups,group_size], got {list(dims)}", offset=start
+            )
+        return _checked(
+            cur,
+            start,
+            lambda: CollectiveDeviceList(
+                iota_replica_group_list=IotaReplicaGroupList(dims[0], dims[1], reshape, perm)
+            ),
+        )
     groups = cur.delimited(
-        lambda c: tuple(c.delimited(lambda d: d.nonneg_integer("a replica id"),
-                                    what="replica group")),
-        what="replica groups, e.g. {{0,1},{2,3}} or [2,2]<=[4]")
-    return _checked(cur, start, lambda: CollectiveDeviceList(
-        tuple(ReplicaGroup(g) for g in groups)))
+        lambda c: tuple(
+            c.delimited(lambda d: d.nonneg_integer("a replica id"), what="replica group")
+        ),
+        what="replica groups, e.g. {{0,1},{2,3}} or [2,2]<=[4]",
+    )
+    return _checked(
+        cur, start, lambda: CollectiveDeviceList(tuple(ReplicaGroup(g) for g in groups))
+    )
 
 
 def format_replica_groups(devices: CollectiveDeviceList) -> str:
     iota = devices.iota_replica_group_list
     if iota is not None:
-        return _format_iota((iota.num_replica_groups, iota.num_devices_per_group),
-                            iota.iota_reshape_dims, iota.iota_transpose_perm)
+        return _format_iota(
+            (iota.num_replica_groups, iota.num_devices_per_group),
+            iota.iota_reshape_dims,
+            iota.iota_transpose_perm,
+        )
+    if devices.mesh_axes_replica_group_list is not None:
+        return _format_mesh_axes(devices.mesh_axes_replica_group_list)
     return "{" + ",".join(format_int_list(g.replica_ids) for g in devices.replica_groups) + "}"
+
+
+# mesh['x'=2,'y'=4] {'y','x':(1)2}: XLA's MeshAxesReplicaGroupList. Axis names are quoted
+# (or bare identifiers); an axis may also be referred to by its number.
+
+
+def _parse_axis_name(cur: Cursor) -> str:
+    if cur.peek("'") or cur.peek('"'):
+        return cur.quoted()[0]
+    return cur.identifier("a mesh axis name such as 'x'")
+
+
+def _parse_mesh(cur: Cursor) -> Mesh:
+    start = cur.skip()
+    cur.expect("mesh")
+
+    def axis(c: Cursor) -> tuple[str, int]:
+        name = _parse_axis_name(c)
+        c.expect("=", f"'=' and the size of mesh axis {name!r}")
+        return name, c.nonneg_integer("a mesh axis size")
+
+    axes = cur.delimited(axis, "[", "]", "mesh axes, e.g. mesh['x'=2,'y'=4]")
+    if cur.peek(",") or cur.at_end():
+        # XLA writes an explicit device order as mesh[...], device_ids=(...) {axes}.
+        raise cur.error(
+            "expected '{' and the grouped mesh axes after the mesh; a mesh with "
+            "an explicit device order (device_ids=...) is not supported"
+        )
+    return _checked(cur, start, lambda: Mesh([n for n, _ in axes], [s for _, s in axes]))
+
+
+def _parse_axis_ref(cur: Cursor, mesh: Mesh) -> AxisRef:
+    start = cur.skip()
+    if cur.text[start : start + 1].isdigit():
+        index = cur.nonneg_integer("a mesh axis")
+    else:
+        name = _parse_axis_name(cur)
+        if name in mesh.axis_names:
+            index = mesh.axis_index(name)
+        elif name.isdigit():
+            index = int(name)
+        else:
+            raise cur.error(
+                f"mesh has no axis {name!r}; its axes are "
+                f"{', '.join(repr(n) for n in mesh.axis_names)}",
+                offset=start,
+            )
+    if index >= len(mesh.axis_names):
+        raise cur.error(
+            f"mesh axis {index} is out of range for a mesh of {len(mesh.axis_names)} axes",
+            offset=start,
+        )
+    if not cur.eat(":"):
+        return AxisRef(index)
+    cur.expect("(", "'(' to start a sub-axis such as 'x':(2)4")
+    pre_size = cur.nonneg_integer("the sub-axis pre-size")
+    cur.expect(")", "')' after the sub-axis pre-size")
+    size = cur.nonneg_integer("the sub-axis size")
+    return _checked(cur, start, lambda: AxisRef(index, pre_size, size))
+
+
+def _parse_mesh_axes(cur: Cursor) -> MeshAxesReplicaGroupList:
+    mesh = _parse_mesh(cur)
+    axes = cur.delimited(lambda c: _parse_axis_ref(c, mesh), what="grouped mesh axes")
+    return MeshAxesReplicaGroupList(mesh, axes)
+
+
+def _format_mesh_axes(groups: MeshAxesReplicaGroupList) -> str:
+    mesh = groups.mesh
+    names = [f"'{c_escape(n)}'" for n in mesh.axis_names]
+    axes = ",".join(f"{n}={size}" for n, size in zip(names, mesh.axis_sizes, strict=True))
+    refs = ",".join(
+        names[r.axis] + (f":({r.pre_size}){r.size}" if r.is_sub_axis else "") for r in groups.axes
+    )
+    return f"mesh[{axes}] {{{refs}}}"
 
 
 def parse_source_target_pairs(cur: Cursor) -> tuple[SourceTarget, ...]:
@@ -320,13 +465,30 @@ def format_shape_list(shapes: tuple[Shape, ...]) -> str:
     return "{" + ", ".join(s.to_string(print_layout=True) for s in shapes) + "}"
 
 
-def _parse_alias(cur: Cursor) -> OutputOperandAliasing:
+def parse_index_alias(cur: Cursor, what: str) -> tuple[tuple[int, ...], int, tuple[int, ...]]:
+    """``{output index}: (number, {index}``, the head every aliasing entry of XLA shares.
+
+    ``what`` names the aliased thing (operand, parameter); the caller reads
+    whatever follows the index (a kind) and the closing ')'.
+    """
     output_index = parse_int_list(cur)
     cur.expect(":", "':' after the output shape index")
-    cur.expect("(", "'(' to start (operand, {shape index})")
-    operand = cur.nonneg_integer("an operand number")
-    cur.expect(",", "',' after the operand number")
-    operand_index = parse_int_list(cur)
+    cur.expect("(", f"'(' to start ({what}, {{shape index}})")
+    article = "an" if what[:1] in "aeiou" else "a"
+    number = cur.nonneg_integer(f"{article} {what} number")
+    cur.expect(",", f"',' after the {what} number")
+    return output_index, number, parse_int_list(cur)
+
+
+def format_index_alias(
+    output_index: tuple[int, ...], number: int, index: tuple[int, ...], kind: str | None = None
+) -> str:
+    extra = f", {kind}" if kind else ""
+    return f"{format_int_list(output_index)}: ({number}, {format_int_list(index)}{extra})"
+
+
+def _parse_alias(cur: Cursor) -> OutputOperandAliasing:
+    output_index, operand, operand_index = parse_index_alias(cur, "operand")
     cur.expect(")", "')' to close the aliased operand")
     return OutputOperandAliasing(output_index, operand, operand_index)
 
@@ -336,25 +498,44 @@ def parse_output_to_operand_aliasing(cur: Cursor) -> tuple[OutputOperandAliasing
 
 
 def format_output_to_operand_aliasing(aliases: tuple[OutputOperandAliasing, ...]) -> str:
-    return "{" + ", ".join(
-        f"{format_int_list(a.output_shape_index)}: ({a.operand_index}, "
-        f"{format_int_list(a.operand_shape_index)})" for a in aliases) + "}"
+    return (
+        "{"
+        + ", ".join(
+            format_index_alias(a.output_shape_index, a.operand_index, a.operand_shape_index)
+            for a in aliases
+        )
+        + "}"
+    )
 
 
 # -- metadata ------------------------------------------------------------------------
 
-_METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name",
-                     "scheduling_name")
-_METADATA_INTS = ("source_line", "source_end_line", "source_column", "source_end_column",
-                  "stack_frame_id")
+_METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name")
+_METADATA_INTS = (
+    "source_line",
+    "source_end_line",
+    "source_column",
+    "source_end_column",
+    "stack_frame_id",
+)
 _METADATA_FIELDS = {
     **{n: Cursor.string for n in _METADATA_STRINGS},
     **{n: Cursor.nonneg_integer for n in _METADATA_INTS},
     "profile_type": parse_int_list,
 }
-_METADATA_ORDER = ("op_type", "op_name", "source_file", "source_line", "source_end_line",
-                   "source_column", "source_end_column", "profile_type", "deduplicated_name",
-                   "scheduling_name", "stack_frame_id")
+_METADATA_ORDER = (
+    "op_type",
+    "op_name",
+    "source_file",
+    "source_line",
+    "source_end_line",
+    "source_column",
+    "source_end_column",
+    "profile_type",
+    "deduplicated_name",
+    "scheduling_name",
+    "stack_frame_id",
+)
 
 
 def parse_metadata(cur: Cursor) -> OpMetadata:
@@ -380,14 +561,32 @@ def format_metadata(m: OpMetadata) -> str:
 
 # -- sharding ------------------------------------------------------------------------
 
-_SUBGROUP_NAMES = {OpShardingType.REPLICATED: "replicated", OpShardingType.MANUAL: "manual",
-                   OpShardingType.UNREDUCED: "unreduced"}
+_SUBGROUP_NAMES = {
+    OpShardingType.REPLICATED: "replicated",
+    OpShardingType.MANUAL: "manual",
+    OpShardingType.UNREDUCED: "unreduced",
+}
 _SUBGROUP_BY_NAME = {v: k for k, v in _SUBGROUP_NAMES.items()}
-_PLAIN_SHARDINGS = {"replicated": OpShardingType.REPLICATED, "manual": OpShardingType.MANUAL,
-                    "unknown": OpShardingType.UNKNOWN, "unreduced": OpShardingType.UNREDUCED}
-_SHARDING_WORDS = ("replicated", "manual", "unknown", "unreduced", "maximal",
-                   "last_tile_dim_replicate", "last_tile_dims", "device", "devices", "metadata",
-                   "shard_as", "shard_like")
+_PLAIN_SHARDINGS = {
+    "replicated": OpShardingType.REPLICATED,
+    "manual": OpShardingType.MANUAL,
+    "unknown": OpShardingType.UNKNOWN,
+    "unreduced": OpShardingType.UNREDUCED,
+}
+_SHARDING_WORDS = (
+    "replicated",
+    "manual",
+    "unknown",
+    "unreduced",
+    "maximal",
+    "last_tile_dim_replicate",
+    "last_tile_dims",
+    "device",
+    "devices",
+    "metadata",
+    "shard_as",
+    "shard_like",
+)
 
 
 def _parse_sharding_metadata(cur: Cursor) -> list[OpMetadata]:
@@ -400,8 +599,9 @@ def _parse_single_sharding(cur: Cursor) -> OpSharding:
     start = cur.pos
     cur.expect("{", "'{' to start a sharding")
     if cur.peek("mesh") or cur.peek("maximal_mesh"):
-        raise cur.error("named (mesh-based) shardings are not supported; use the "
-                        "devices=[...] form")
+        raise cur.error(
+            "named (mesh-based) shardings are not supported; use the devices=[...] form"
+        )
     kind: OpShardingType | None = None
     device: int | None = None
     tiled: tuple | None = None
@@ -411,8 +611,10 @@ def _parse_single_sharding(cur: Cursor) -> OpSharding:
     group: tuple[ShardGroupType, int] | None = None
     metadata: list[OpMetadata] = []
     while not cur.eat("}"):
-        word = cur.keyword(_SHARDING_WORDS, "a sharding such as replicated, maximal device=0 "
-                           "or devices=[2,2]0,1,2,3")
+        word = cur.keyword(
+            _SHARDING_WORDS,
+            "a sharding such as replicated, maximal device=0 or devices=[2,2]0,1,2,3",
+        )
         if word in _PLAIN_SHARDINGS:
             kind = _PLAIN_SHARDINGS[word]
         elif word == "maximal":
@@ -430,14 +632,19 @@ def _parse_single_sharding(cur: Cursor) -> OpSharding:
                 metadata.extend(_parse_sharding_metadata(cur))
             elif word == "last_tile_dims":
                 last_dims = cur.delimited(
-                    lambda c: _SUBGROUP_BY_NAME[c.keyword(_SUBGROUP_BY_NAME, "replicated, "
-                                                          "manual or unreduced")],
-                    what="last_tile_dims")
+                    lambda c: _SUBGROUP_BY_NAME[
+                        c.keyword(_SUBGROUP_BY_NAME, "replicated, manual or unreduced")
+                    ],
+                    what="last_tile_dims",
+                )
             elif cur.text.startswith("<=", _after_brackets(cur)):
                 tiled = _parse_iota(cur)
             else:
-                dims = tuple(cur.delimited(lambda c: c.nonneg_integer(), "[", "]",
-                                           "tile assignment dimensions"))
+                dims = tuple(
+                    cur.delimited(
+                        lambda c: c.nonneg_integer(), "[", "]", "tile assignment dimensions"
+                    )
+                )
                 ids = [cur.nonneg_integer("a device id")]
                 while cur.eat(","):
                     ids.append(cur.nonneg_integer("a device id"))
@@ -456,10 +663,15 @@ def _parse_single_sharding(cur: Cursor) -> OpSharding:
             raise InvalidArgumentError("a tiled sharding needs devices=[...]")
         else:
             dims, reshape, perm = tiled
-            sharding = OpSharding.tiled(dims, devices if devices else None,
-                                        iota_reshape_dims=reshape, iota_transpose_perm=perm,
-                                        last_tile_dim_replicate=last_replicate,
-                                        last_tile_dims=last_dims, metadata=metadata)
+            sharding = OpSharding.tiled(
+                dims,
+                devices if devices else None,
+                iota_reshape_dims=reshape,
+                iota_transpose_perm=perm,
+                last_tile_dim_replicate=last_replicate,
+                last_tile_dims=last_dims,
+                metadata=metadata,
+            )
         if group is not None:
             sharding = sharding.with_shard_group(group[1], group[0])
         return sharding
@@ -469,13 +681,13 @@ def _parse_single_sharding(cur: Cursor) -> OpSharding:
 
 def _after_brackets(cur: Cursor) -> int:
     """Offset just after a ``[...]`` group at the cursor, without consuming it."""
-    cur.skip_ws()
+    cur.skip()
     end = cur.text.find("]", cur.pos)
     return len(cur.text) if end < 0 else end + 1
 
 
 def parse_sharding(cur: Cursor) -> OpSharding:
-    cur.skip_ws()
+    cur.skip()
     rest = cur.text[cur.pos + 1 :].lstrip()
     if cur.text.startswith("{", cur.pos) and (rest.startswith("{") or rest.startswith("}")):
         return OpSharding.tuple(cur.delimited(_parse_single_sharding, what="tuple sharding"))
@@ -487,17 +699,23 @@ def _format_single_sharding(s: OpSharding) -> str:
         parts = [f"maximal device={s.tile_assignment_devices[0]}"]
     elif s.type is OpShardingType.OTHER:
         if s.is_iota:
-            devices = _format_iota(s.tile_assignment_dimensions, s.iota_reshape_dims,
-                                   s.iota_transpose_perm)
+            devices = _format_iota(
+                s.tile_assignment_dimensions, s.iota_reshape_dims, s.iota_transpose_perm
+            )
         else:
-            devices = ("[" + ",".join(map(str, s.tile_assignment_dimensions)) + "]"
-                       + ",".join(map(str, s.tile_assignment_devices)))
+            devices = (
+                "["
+                + ",".join(map(str, s.tile_assignment_dimensions))
+                + "]"
+                + ",".join(map(str, s.tile_assignment_devices))
+            )
         parts = [f"devices={devices}"]
         if s.replicate_on_last_tile_dim:
             parts.append("last_tile_dim_replicate")
         if s.last_tile_dims:
-            parts.append("last_tile_dims={" + ", ".join(
-                _SUBGROUP_NAMES[t] for t in s.last_tile_dims) + "}")
+            parts.append(
+                "last_tile_dims={" + ", ".join(_SUBGROUP_NAMES[t] for t in s.last_tile_dims) + "}"
+            )
     else:
         parts = [s.type.name.lower()]
     if s.is_shard_group:
@@ -519,7 +737,8 @@ def format_sharding(s: OpSharding) -> str:
 def parse_domain(cur: Cursor) -> DomainMetadata:
     start = cur.pos
     fields = parse_sub_attributes(
-        cur, {"kind": Cursor.string, "entry": parse_sharding, "exit": parse_sharding}, "domain")
+        cur, {"kind": Cursor.string, "entry": parse_sharding, "exit": parse_sharding}, "domain"
+    )
     missing = [n for n in ("kind", "entry", "exit") if n not in fields]
     if missing:
         raise cur.error(f"domain needs {', '.join(missing)}", offset=start)
@@ -527,8 +746,10 @@ def parse_domain(cur: Cursor) -> DomainMetadata:
 
 
 def format_domain(d: DomainMetadata) -> str:
-    return (f"{{kind={quote(d.kind)}, entry={format_sharding(d.entry_sharding)}, "
-            f"exit={format_sharding(d.exit_sharding)}}}")
+    return (
+        f"{{kind={quote(d.kind)}, entry={format_sharding(d.entry_sharding)}, "
+        f"exit={format_sharding(d.exit_sharding)}}}"
+    )
 
 
 # -- frontend attributes, statistics, result accuracy ------------------------------
@@ -551,7 +772,7 @@ def parse_statistics(cur: Cursor) -> StatisticsViz:
     cur.expect("{", "'{' to start the statistics")
     if cur.eat("}"):
         return StatisticsViz()
-    cur.skip_ws()
+    cur.skip()
     at = cur.pos
     if cur.identifier("visualizing_index=") != "visualizing_index":
         cur.pos = at
@@ -580,12 +801,22 @@ _ACCURACY_MODES = {"default": ResultAccuracyMode.DEFAULT, "highest": ResultAccur
 
 def parse_result_accuracy(cur: Cursor) -> ResultAccuracy:
     start = cur.pos
-    fields = parse_sub_attributes(cur, {
-        "mode": lambda c: _ACCURACY_MODES[c.keyword(_ACCURACY_MODES, "default or highest")],
-        "tolerance": lambda c: parse_sub_attributes(c, {
-            "atol": Cursor.number, "rtol": Cursor.number, "ulps": Cursor.nonneg_integer,
-        }, "tolerance"),
-    }, "result_accuracy")
+    fields = parse_sub_attributes(
+        cur,
+        {
+            "mode": lambda c: _ACCURACY_MODES[c.keyword(_ACCURACY_MODES, "default or highest")],
+            "tolerance": lambda c: parse_sub_attributes(
+                c,
+                {
+                    "atol": Cursor.number,
+                    "rtol": Cursor.number,
+                    "ulps": Cursor.nonneg_integer,
+                },
+                "tolerance",
+            ),
+        },
+        "result_accuracy",
+    )
     if len(fields) != 1:
         raise cur.error("result_accuracy takes exactly one of mode= or tolerance=", offset=start)
     if "mode" in fields:
@@ -596,8 +827,9 @@ def parse_result_accuracy(cur: Cursor) -> ResultAccuracy:
 def format_result_accuracy(r: ResultAccuracy) -> str:
     if r.mode is not None:
         return f"{{mode={r.mode.name.lower()}}}"
-    return (f"{{tolerance={{atol={format_float(r.atol)},rtol={format_float(r.rtol)},"
-            f"ulps={r.ulps}}}}}")
+    return (
+        f"{{tolerance={{atol={format_float(r.atol)},rtol={format_float(r.rtol)},ulps={r.ulps}}}}}"
+    )
 
 
 def parse_bool_list(cur: Cursor) -> tuple[bool, ...]:

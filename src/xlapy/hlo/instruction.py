@@ -44,7 +44,12 @@ class RawAttribute:
 
 @dataclass(frozen=True)
 class RawLiteral:
-    """A constant's body kept as text, when no literal parser is available for it."""
+    """A constant's body kept as text, for literals ``xlapy.literal`` cannot hold.
+
+    The literal text format raises UnimplementedError for them (constants of an
+    unbounded dynamic shape); the parser keeps their text so the module still
+    prints back.
+    """
 
     text: str
     shape: Shape
@@ -344,9 +349,9 @@ class HloInstruction:
         if target is None:
             return None
         if isinstance(target, RawAttribute):
-            from .lexer import unescape
+            from .lexer import c_unescape
 
-            return unescape(target.text.strip('"'))
+            return c_unescape(target.text.strip('"'))
         return str(target)
 
     def iter_operands_unique(self) -> Iterator[HloInstruction]:

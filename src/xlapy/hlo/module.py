@@ -10,6 +10,7 @@ are typed fields; the ones xlapy does not interpret are kept verbatim in
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,27 @@ from .instruction import HloInstruction
 ShapeIndex = tuple[int, ...]
 
 
+class AliasKind(enum.StrEnum):
+    """May-alias lets the runtime skip the alias; must-alias requires a donated input.
+
+    A ``str`` enum, so ``entry.kind == "must-alias"`` holds.
+    """
+
+    MAY_ALIAS = "may-alias"
+    MUST_ALIAS = "must-alias"
+
+
+def _index(value: Sequence[int]) -> ShapeIndex:
+    return tuple(int(i) for i in value)
+
+
+def _check_parameter_number(what: str, number: int) -> int:
+    number = int(number)
+    if number < 0:
+        raise InvalidArgumentError(f"{what}: parameter_number={number} must be >= 0")
+    return number
+
+
 @dataclass(frozen=True)
 class AliasEntry:
     """An output buffer (at ``output_index``) that may reuse a parameter's buffer."""
@@ -29,13 +51,20 @@ class AliasEntry:
     output_index: ShapeIndex
     parameter_number: int
     parameter_index: ShapeIndex = ()
-    kind: str = "may-alias"  # or "must-alias"
+    kind: AliasKind = AliasKind.MAY_ALIAS
 
     def __post_init__(self) -> None:
-        if self.kind not in ("may-alias", "must-alias"):
+        object.__setattr__(self, "output_index", _index(self.output_index))
+        object.__setattr__(self, "parameter_index", _index(self.parameter_index))
+        object.__setattr__(
+            self, "parameter_number", _check_parameter_number("AliasEntry", self.parameter_number)
+        )
+        try:
+            object.__setattr__(self, "kind", AliasKind(self.kind))
+        except ValueError:
             raise InvalidArgumentError(
                 f"alias kind {self.kind!r} is not valid; use may-alias or must-alias"
-            )
+            ) from None
 
 
 @dataclass(frozen=True)
@@ -44,22 +73,38 @@ class InputOutputAlias:
 
     entries: tuple[AliasEntry, ...] = ()
 
-    def __str__(self) -> str:
-        from .printer import input_output_alias_text
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "entries", tuple(self.entries))
 
-        return input_output_alias_text(self)
+    def __str__(self) -> str:
+        from .attributes_module import MODULE_ATTRIBUTE_SYNTAX
+
+        return MODULE_ATTRIBUTE_SYNTAX["input_output_alias"].format(self)
 
 
 @dataclass(frozen=True)
 class BufferDonor:
-    """Parameters (and indices into them) whose buffers the program may reuse."""
+    """Parameters (and indices into them) whose buffers the program may reuse.
+
+    ``entries`` holds ``(parameter_number, parameter_index)`` pairs.
+    """
 
     entries: tuple[tuple[int, ShapeIndex], ...] = ()
 
-    def __str__(self) -> str:
-        from .printer import buffer_donor_text
+    def __post_init__(self) -> None:
+        object.__setattr__(
+            self,
+            "entries",
+            tuple(
+                (_check_parameter_number("BufferDonor", number), _index(index))
+                for number, index in self.entries
+            ),
+        )
 
-        return buffer_donor_text(self)
+    def __str__(self) -> str:
+        from .attributes_module import MODULE_ATTRIBUTE_SYNTAX
+
+        return MODULE_ATTRIBUTE_SYNTAX["buffer_donor"].format(self)
 
 
 # XLA's print order of header attributes; new ones are printed in this order
@@ -433,6 +478,7 @@ def make_module(
 
 __all__ = [
     "AliasEntry",
+    "AliasKind",
     "BufferDonor",
     "HEADER_ORDER",
     "HloModule",

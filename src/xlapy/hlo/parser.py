@@ -9,11 +9,13 @@ Grammar, as XLA writes it::
 
 Per-opcode reading is dispatched through tables: the contents of the
 parentheses (operands, a constant's literal, a parameter's number) and the
-structural shape checks. Attribute values are cut out of the text by bracket
-matching and handed to the attribute registry by name; values it does not
-know are kept verbatim. Called computations may be referenced before they are
-defined, so references are resolved once every computation has been read, and
-shape checks (including the ``xlapy.shape_inference`` hook) run after that.
+structural shape checks. Attribute values (of instructions, of the module
+header and of computations) are cut out of the text by bracket matching and
+handed to the attribute registries (``attributes``, ``attributes_module``) by
+name; values they do not know are kept verbatim. Called computations may be
+referenced before they are defined, so references are resolved once every
+computation has been read, and shape checks (``xlapy.shape_inference``) run
+after that.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidArgumentError, ParseError, UnimplementedError
+from ..literal_text import parse_literal_at
 from ..shape import Shape, parse_shape_at
-from . import _hooks, async_sugar
-from .computation import HloComputation, ProgramShape
+from . import async_sugar
+from .attributes import AttributeSyntax, find_syntax
+from .attributes_module import COMPUTATION_ATTRIBUTE_SYNTAX, MODULE_ATTRIBUTE_SYNTAX
+from .computation import HloComputation
 from .instruction import (
     COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
@@ -35,7 +40,7 @@ from .instruction import (
     RawLiteral,
 )
 from .lexer import Cursor, remap_error
-from .module import AliasEntry, BufferDonor, HloModule, InputOutputAlias, ModuleConfig
+from .module import HloModule, ModuleConfig
 from .opcode import HloOpcode
 
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[")
@@ -50,8 +55,8 @@ _TABLE_LINE = re.compile(r"[ \t]*(?:\d+[ \t]|" + "|".join(_TABLE_KEYWORDS) + r"[
 def parse_module(text: str, *, check_shapes: bool = True) -> HloModule:
     """Parse HLO module text; ``ParseError`` (line, column, caret) on malformed input.
 
-    ``check_shapes`` runs the structural shape checks and, when available,
-    shape inference (``xlapy.shape_inference``) on every instruction.
+    ``check_shapes`` runs the structural shape checks and shape inference
+    (``xlapy.shape_inference``) on every instruction.
     """
     if not isinstance(text, str):
         raise InvalidArgumentError(f"parse_module needs a str, got {type(text).__name__}")
@@ -130,20 +135,13 @@ class _Parser:
             cur.expect("=", f"after the module attribute {name}")
             if name in config.order:
                 raise cur.error(f"module attribute {name} is given twice", at)
-            reader = _HEADER_READERS.get(name)
-            if reader is None:
-                config.extras[name], _ = cur.raw_value(name)
+            if name in _CONFIG_FIELDS:
+                value = self._value(MODULE_ATTRIBUTE_SYNTAX[name], f"module attribute {name}")
+                setattr(config, name, value)
             else:
-                reader(self, config)
+                config.extras[name], _ = cur.raw_value(name)
             config.order.append(name)
         return config
-
-    def _bool(self, what: str) -> bool:
-        start = self.cur.skip()
-        for word, value in (("true", True), ("false", False)):
-            if self.cur.eat_keyword(word):
-                return value
-        raise self.cur.error(f"expected true or false for {what}, found {self.cur.found()}", start)
 
     def _shape(self) -> tuple[Shape, int]:
         start = self.cur.skip()
@@ -160,81 +158,6 @@ class _Parser:
         if m is not None and self.cur.pos == m.end():
             self.shapes[key] = shape
         return shape, start
-
-    def _shape_index(self) -> tuple[int, ...]:
-        cur = self.cur
-        cur.expect("{", "to open a shape index such as {} or {0,1}")
-        index: list[int] = []
-        if not cur.eat("}"):
-            while True:
-                value, _ = cur.integer("a tuple index")
-                index.append(value)
-                if cur.eat(","):
-                    continue
-                cur.expect("}", "to close the shape index")
-                break
-        return tuple(index)
-
-    def _computation_layout(self, config: ModuleConfig) -> None:
-        cur = self.cur
-        cur.expect("{", "to open entry_computation_layout")
-        cur.expect("(", "to open the parameter shapes of entry_computation_layout")
-        params: list[Shape] = []
-        if not cur.eat(")"):
-            while True:
-                params.append(self._shape()[0])
-                if cur.eat(","):
-                    continue
-                cur.expect(")", "to close the parameter shapes")
-                break
-        cur.expect("->", "between the parameter shapes and the result shape")
-        result, _ = self._shape()
-        cur.expect("}", "to close entry_computation_layout")
-        config.entry_computation_layout = ProgramShape(tuple(params), result)
-
-    def _input_output_alias(self, config: ModuleConfig) -> None:
-        cur = self.cur
-        cur.expect("{", "to open input_output_alias")
-        entries: list[AliasEntry] = []
-        while not cur.eat("}"):
-            if entries:
-                cur.expect(",", "between input_output_alias entries")
-            output_index = self._shape_index()
-            cur.expect(":", "after the output index of an alias")
-            cur.expect("(", "to open an alias (parameter, index, kind)")
-            number, _ = cur.integer("the aliased parameter number")
-            cur.expect(",", "after the parameter number")
-            param_index = self._shape_index()
-            kind = "may-alias"
-            if cur.eat(","):
-                start = cur.skip()
-                m = re.compile(r"[a-z\-]+").match(self.text, start)
-                kind = m.group() if m else ""
-                if kind not in ("may-alias", "must-alias"):
-                    raise cur.error(
-                        f"expected may-alias or must-alias, found {cur.found(start)}", start
-                    )
-                cur.pos = start + len(kind)
-            cur.expect(")", "to close the alias")
-            entries.append(AliasEntry(output_index, number, param_index, kind))
-        config.input_output_alias = InputOutputAlias(tuple(entries))
-
-    def _buffer_donor(self, config: ModuleConfig) -> None:
-        cur = self.cur
-        cur.expect("{", "to open buffer_donor")
-        entries: list[tuple[int, tuple[int, ...]]] = []
-        while not cur.eat("}"):
-            if entries:
-                cur.expect(",", "between buffer_donor entries")
-            cur.expect("(", "to open a buffer donor (parameter, index)")
-            number, _ = cur.integer("the donated parameter number")
-            cur.expect(",", "after the parameter number")
-            entries.append((number, self._shape_index()))
-            cur.expect(")", "to close the buffer donor")
-        config.buffer_donor = BufferDonor(tuple(entries))
-
-    def _module_frontend_attributes(self, config: ModuleConfig) -> None:
-        config.frontend_attributes = self._attribute_value(None, "frontend_attributes")
 
     def _stack_frame_tables(self) -> str | None:
         """The FileNames...StackFrames tables newer XLA prints after the header, verbatim."""
@@ -298,7 +221,9 @@ class _Parser:
                     f"a computation takes only execution_thread after its body, not {aname}", aat
                 )
             cur.expect("=", "after execution_thread")
-            computation.execution_thread, _ = cur.string("the execution thread name")
+            computation.execution_thread = self._value(
+                COMPUTATION_ATTRIBUTE_SYNTAX["execution_thread"], "execution_thread"
+            )
         for instruction, names in control:
             for pred_name, pred_at in names:
                 pred = scope.get(pred_name)
@@ -315,17 +240,13 @@ class _Parser:
     def _signature(self) -> tuple[list[tuple[str, Shape, int]], Shape, int]:
         cur = self.cur
         at = cur.expect("(", "to open the computation signature")
-        params: list[tuple[str, Shape, int]] = []
-        if not cur.eat(")"):
-            while True:
-                pname, pat = cur.name("a parameter name in the signature")
-                cur.expect(":", f"after the parameter name {pname}")
-                shape, _ = self._shape()
-                params.append((pname, shape, pat))
-                if cur.eat(","):
-                    continue
-                cur.expect(")", "to close the computation signature")
-                break
+
+        def parameter() -> tuple[str, Shape, int]:
+            pname, pat = cur.name("a parameter name in the signature")
+            cur.expect(":", f"after the parameter name {pname}")
+            return pname, self._shape()[0], pat
+
+        params = cur.comma_list(")", parameter, "to close the computation signature")
         cur.expect("->", "before the result shape of the signature")
         # The body's '{' follows the result shape; keep the shape reader from
         # taking it for a layout.
@@ -434,7 +355,9 @@ class _Parser:
                     names = [cur.name("a computation name")]
                 instruction.attributes[aname] = _PendingComputations(names, is_list)
             else:
-                instruction.attributes[aname] = self._attribute_value(attribute_opcode, aname)
+                instruction.attributes[aname] = self._value(
+                    find_syntax(attribute_opcode, aname), f"attribute {aname}"
+                )
             previous = aname
             end = cur.pos
         following = cur.skip()
@@ -486,9 +409,10 @@ class _Parser:
             )
         instruction.attributes = {"calls": callee, **instruction.attributes}
 
-    def _attribute_value(self, opcode: HloOpcode | None, name: str) -> Any:
-        text, at = self.cur.raw_value(f"attribute {name}")
-        syntax = _hooks.attribute_syntax(opcode, name)
+    def _value(self, syntax: AttributeSyntax | None, what: str) -> Any:
+        """Read one ``name=`` value with ``syntax``; verbatim when there is no syntax."""
+        expected = "a value" if syntax is None else syntax.description
+        text, at = self.cur.raw_value(what, expected)
         if syntax is None:
             return RawAttribute(text)
         try:
@@ -496,50 +420,40 @@ class _Parser:
         except ParseError as e:
             raise remap_error(e, text, at, self.text) from None
         except (InvalidArgumentError, ValueError) as e:
-            raise self.cur.error(f"bad value for attribute {name}: {e}", at) from None
+            raise self.cur.error(f"bad value for {what}: {e}", at) from None
 
     def _name_list(self, what: str) -> list[tuple[str, int]]:
         cur = self.cur
         cur.expect("{", f"to open the list of {what}s")
-        names: list[tuple[str, int]] = []
-        if not cur.eat("}"):
-            while True:
-                names.append(cur.name(what))
-                if cur.eat(","):
-                    continue
-                cur.expect("}", f"to close the list of {what}s")
-                break
-        return names
+        return cur.comma_list("}", lambda: cur.name(what), f"to close the list of {what}s")
 
     def _operands(
         self, instruction: HloInstruction, scope: dict[str, HloInstruction], paren_at: int
     ) -> None:
         cur = self.cur
-        if not cur.eat(")"):
-            while True:
-                start = cur.skip()
-                declared = None
-                if _SHAPE_START.match(self.text, start):
-                    declared, _ = self._shape()
-                name, at = cur.name("an operand name")
-                operand = scope.get(name)
-                if operand is None:
-                    raise cur.error(
-                        f"operand {name} of {instruction.name} is not defined before it in this "
-                        f"computation",
-                        at,
-                    )
-                if declared is not None and not declared.compatible(operand.shape):
-                    raise cur.error(
-                        f"operand {name} is written with shape {declared} but {name} has shape "
-                        f"{operand.shape}",
-                        start,
-                    )
-                instruction.append_operand(operand)
-                if cur.eat(","):
-                    continue
-                cur.expect(")", f"to close the operands of {instruction.name}")
-                break
+
+        def operand() -> None:
+            start = cur.skip()
+            declared = None
+            if _SHAPE_START.match(self.text, start):
+                declared, _ = self._shape()
+            name, at = cur.name("an operand name")
+            operand = scope.get(name)
+            if operand is None:
+                raise cur.error(
+                    f"operand {name} of {instruction.name} is not defined before it in this "
+                    f"computation",
+                    at,
+                )
+            if declared is not None and not declared.compatible(operand.shape):
+                raise cur.error(
+                    f"operand {name} is written with shape {declared} but {name} has shape "
+                    f"{operand.shape}",
+                    start,
+                )
+            instruction.append_operand(operand)
+
+        cur.comma_list(")", operand, f"to close the operands of {instruction.name}")
         arity = instruction.opcode.arity
         if arity is not None and arity != instruction.operand_count:
             raise cur.error(
@@ -562,21 +476,18 @@ class _Parser:
     ) -> None:
         cur = self.cur
         start = cur.skip()
-        module = _hooks.literal_text_module()
-        if module is not None:
-            try:
-                literal, end = module.parse_literal_at(self.text, start, instruction.shape)
-            except InvalidArgumentError as e:
-                raise cur.error(f"bad constant for shape {instruction.shape}: {e}", start) from None
-            except UnimplementedError:
-                literal = None  # a kind of literal xlapy cannot hold: keep the text
-            if literal is not None:
-                cur.pos = end
-                instruction.literal = literal
-                cur.expect(")", f"to close the constant of {instruction.name}")
-                return
-        body = _balanced_body(cur, paren_at)
-        instruction.literal = RawLiteral(body.strip(), instruction.shape)
+        try:
+            instruction.literal, end = parse_literal_at(self.text, start, instruction.shape)
+        except InvalidArgumentError as e:
+            raise cur.error(f"bad constant for shape {instruction.shape}: {e}", start) from None
+        except UnimplementedError:
+            # A literal xlapy cannot hold (of an unbounded dynamic shape): keep its text.
+            cur.pos = paren_at
+            body = cur.balanced("(", ")")
+            instruction.literal = RawLiteral(body[1:-1].strip(), instruction.shape)
+            return
+        cur.pos = end
+        cur.expect(")", f"to close the constant of {instruction.name}")
 
     # -- references between computations -------------------------------------------------
     def _resolve_called_computations(self) -> None:
@@ -598,32 +509,8 @@ class _Parser:
                 instruction.set_attribute(key, resolved if value.is_list else resolved[0])
 
 
-def _balanced_body(cur: Cursor, paren_at: int) -> str:
-    """The text between the '(' at ``paren_at`` and its matching ')', consumed."""
-    text = cur.text
-    depth = 0
-    i = paren_at
-    while i < len(text):
-        c = text[i]
-        if c == '"':
-            end = text.find('"', i + 1)
-            i = len(text) if end < 0 else end + 1
-            continue
-        if c in "({[":
-            depth += 1
-        elif c in ")}]":
-            depth -= 1
-            if depth == 0:
-                cur.pos = i + 1
-                return text[paren_at + 1 : i]
-        i += 1
-    raise cur.error("unexpected end of the text inside a constant: ')' is missing", len(text))
-
-
 def _is_computation_attribute(opcode: HloOpcode, name: str) -> bool:
-    if name in opcode.called_computation_attributes:
-        return True
-    return name in COMPUTATION_ATTRIBUTES and _hooks.attribute_syntax(opcode, name) is None
+    return name in opcode.called_computation_attributes or name in COMPUTATION_ATTRIBUTES
 
 
 def _near(name: str, names: Any) -> str:
@@ -633,15 +520,19 @@ def _near(name: str, names: Any) -> str:
     return f"; did you mean {' or '.join(close)}?" if close else ""
 
 
-_HEADER_READERS: dict[str, Callable[[_Parser, ModuleConfig], None]] = {
-    "is_scheduled": lambda p, c: setattr(c, "is_scheduled", p._bool("is_scheduled")),
-    "entry_computation_layout": _Parser._computation_layout,
-    "input_output_alias": _Parser._input_output_alias,
-    "buffer_donor": _Parser._buffer_donor,
-    "replica_count": lambda p, c: setattr(c, "replica_count", p.cur.integer("replica_count")[0]),
-    "num_partitions": lambda p, c: setattr(c, "num_partitions", p.cur.integer("num_partitions")[0]),
-    "frontend_attributes": _Parser._module_frontend_attributes,
-}
+# Header attributes read into the typed fields of ModuleConfig (with MODULE_ATTRIBUTE_SYNTAX);
+# the others are kept verbatim in ModuleConfig.extras.
+_CONFIG_FIELDS = frozenset(
+    {
+        "is_scheduled",
+        "entry_computation_layout",
+        "input_output_alias",
+        "buffer_donor",
+        "replica_count",
+        "num_partitions",
+        "frontend_attributes",
+    }
+)
 
 _OPERAND_READERS: dict[HloOpcode, Callable[..., None]] = {
     HloOpcode.PARAMETER: _Parser._parameter_number,
@@ -738,17 +629,21 @@ def _check_instruction(
         check = _check_elementwise
     if check is not None:
         check(p, instruction, shape_at, attribute_at)
-    infer = _hooks.shape_inference_function()
-    if infer is None or any(isinstance(v, RawAttribute) for v in instruction.attributes.values()):
+    # Imported here: shape_inference imports xlapy.hlo.opcode, so a module-level import cycles.
+    from ..shape_inference import has_rule, infer_instruction_shape
+
+    if not has_rule(instruction.opcode) or any(
+        isinstance(v, RawAttribute) for v in instruction.attributes.values()
+    ):
         # An attribute kept as raw text has no meaning to shape rules.
         return
     try:
-        inferred = infer(instruction)
+        inferred = infer_instruction_shape(instruction)
     except (UnimplementedError, NotImplementedError):
         return
     except InvalidArgumentError as e:
         raise p.cur.error(str(e), opcode_at) from None
-    if inferred is not None and not inferred.compatible(instruction.shape):
+    if not inferred.compatible(instruction.shape):
         raise p.cur.error(
             f"{instruction.name} is written with shape {instruction.shape} but its operands and "
             f"attributes give {inferred}",

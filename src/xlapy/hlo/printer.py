@@ -3,8 +3,9 @@
 The layout follows XLA's printer (``HloModule::Print``, ``HloComputation::Print``,
 ``HloInstruction::PrintWithCanonicalNameMap``) closely enough that text JAX
 got from XLA prints back identically, which is what makes ``parse(print(m))``
-print the same text again. Attribute values come back through the same
-registry syntax that parsed them, and unknown ones verbatim.
+print the same text again. Attribute values (of instructions, the module
+header and computations) come back through the same registry syntaxes that
+parsed them, and unknown ones verbatim.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from ..shape import Shape
-from . import _hooks, async_sugar
-from .computation import HloComputation, ProgramShape
+from ..literal_text import format_literal
+from ..shape import ProgramShape, Shape
+from . import async_sugar
+from .attributes import find_syntax
+from .attributes_module import COMPUTATION_ATTRIBUTE_SYNTAX, MODULE_ATTRIBUTE_SYNTAX
+from .computation import HloComputation
 from .instruction import (
     _TRAILING_RANK,
     CONTROL_PREDECESSORS,
@@ -24,6 +28,7 @@ from .instruction import (
     RawLiteral,
 )
 from .lexer import quote
+from .module import HEADER_ORDER
 from .opcode import HloOpcode
 
 _TUPLE_INDEX_INTERVAL = 5  # XLA annotates every 5th tuple element with /*index=N*/
@@ -75,15 +80,7 @@ class PrintOptions:
 @lru_cache(maxsize=8192)
 def shape_text(shape: Shape, layout: bool = True) -> str:
     """A shape as XLA prints it, with /*index=N*/ marks in long tuples."""
-    if not shape.is_tuple:
-        return shape.to_string(layout)
-    parts = []
-    for i, element in enumerate(shape.tuple_shapes):
-        text = shape_text(element, layout)
-        if i and i % _TUPLE_INDEX_INTERVAL == 0:
-            text = f"/*index={i}*/{text}"
-        parts.append(text)
-    return "(" + ", ".join(parts) + ")"
+    return shape.to_string(layout)
 
 
 def program_shape_text(program_shape: ProgramShape) -> str:
@@ -98,35 +95,6 @@ def program_shape_text(program_shape: ProgramShape) -> str:
     return f"({params}) -> {shape_text(program_shape.result, False)}"
 
 
-def computation_layout_text(layout: ProgramShape) -> str:
-    """An entry_computation_layout value body: ``(f32[2]{0}, s32[])->f32[2]{0}``."""
-    parts = []
-    for i, shape in enumerate(layout.parameters):
-        text = shape_text(shape)
-        if i and i % _TUPLE_INDEX_INTERVAL == 0:
-            text = f"/*index={i}*/{text}"
-        parts.append(text)
-    return "(" + ", ".join(parts) + ")->" + shape_text(layout.result)
-
-
-def _shape_index_text(index: tuple[int, ...]) -> str:
-    return "{" + ",".join(str(i) for i in index) + "}"
-
-
-def input_output_alias_text(alias: Any) -> str:
-    entries = ", ".join(
-        f"{_shape_index_text(e.output_index)}: ({e.parameter_number}, "
-        f"{_shape_index_text(e.parameter_index)}, {e.kind})"
-        for e in alias.entries
-    )
-    return "{ " + entries + " }"
-
-
-def buffer_donor_text(donor: Any) -> str:
-    entries = ", ".join(f"({p}, {_shape_index_text(index)})" for p, index in donor.entries)
-    return "{ " + entries + " }"
-
-
 # -- instructions ----------------------------------------------------------------
 
 
@@ -138,12 +106,9 @@ def literal_text(literal: Any) -> str:
     """A constant's body as it appears inside ``constant(...)``."""
     if literal is None:
         return ""
-    if isinstance(literal, (RawLiteral, RawAttribute)):
+    if isinstance(literal, RawLiteral):
         return literal.text
-    module = _hooks.literal_text_module()
-    if module is None:
-        return str(literal)
-    return module.format_literal(literal, with_shape=False, oneline=True)
+    return format_literal(literal, with_shape=False, oneline=True)
 
 
 def _operands_text(instruction: HloInstruction, options: PrintOptions) -> str:
@@ -185,7 +150,7 @@ def attribute_value_text(
         return _name(value.name, options)
     if isinstance(value, (list, tuple)) and value and isinstance(value[0], HloComputation):
         return "{" + ", ".join(_name(c.name, options) for c in value) + "}"
-    syntax = _hooks.attribute_syntax(instruction.opcode, name)
+    syntax = find_syntax(instruction.opcode, name)
     if syntax is not None:
         return syntax.format(value)
     return format_value(value)
@@ -276,49 +241,45 @@ def computation_text(
         lines.append(prefix + instruction_text(instruction, options, sugared))
     tail = "}"
     if computation.execution_thread is not None:
-        tail += f", execution_thread={quote(computation.execution_thread)}"
+        thread = COMPUTATION_ATTRIBUTE_SYNTAX["execution_thread"].format(
+            computation.execution_thread
+        )
+        tail += f", execution_thread={thread}"
     lines.append(tail)
     return "\n".join(lines)
 
 
 def _header_attribute_text(module: Any, name: str, explicit: bool) -> str | None:
-    """``name=value`` for one header attribute, or None when it is not printed."""
+    """``name=value`` for one header attribute, or None when it is not printed.
+
+    XLA leaves out what holds no information (no aliases, one replica, not
+    scheduled) unless the text being printed back said it explicitly.
+    """
     config = module.config
     if name in config.extras:
         return f"{name}={config.extras[name]}"
+    syntax = MODULE_ATTRIBUTE_SYNTAX.get(name)
+    value = getattr(config, name, None)
+    if syntax is None or value is None:
+        return None
+    if not explicit and not _informative(name, value):
+        return None
+    if isinstance(value, RawAttribute):
+        return f"{name}={value.text}"
+    return f"{name}={syntax.format(value)}"
+
+
+def _informative(name: str, value: Any) -> bool:
+    if name in ("input_output_alias", "buffer_donor"):
+        return bool(value.entries)
+    if name in ("replica_count", "num_partitions"):
+        return value != 1
     if name == "is_scheduled":
-        if config.is_scheduled or explicit:
-            return f"is_scheduled={'true' if config.is_scheduled else 'false'}"
-    elif name == "input_output_alias":
-        if config.input_output_alias is not None and (
-            explicit or config.input_output_alias.entries
-        ):
-            return f"input_output_alias={input_output_alias_text(config.input_output_alias)}"
-    elif name == "buffer_donor":
-        if config.buffer_donor is not None and (explicit or config.buffer_donor.entries):
-            return f"buffer_donor={buffer_donor_text(config.buffer_donor)}"
-    elif name == "entry_computation_layout":
-        if config.entry_computation_layout is not None:
-            body = computation_layout_text(config.entry_computation_layout)
-            return f"entry_computation_layout={{{body}}}"
-    elif name in ("replica_count", "num_partitions"):
-        value = getattr(config, name)
-        if value != 1 or explicit:
-            return f"{name}={value}"
-    elif name == "frontend_attributes":
-        value = config.frontend_attributes
-        if value is not None:
-            if isinstance(value, RawAttribute):
-                return f"frontend_attributes={value.text}"
-            syntax = _hooks.attribute_syntax(None, "frontend_attributes")
-            text = syntax.format(value) if syntax is not None else format_value(value)
-            return f"frontend_attributes={text}"
-    return None
+        return bool(value)
+    return True
 
 
 def module_header_text(module: Any) -> str:
-    from .module import HEADER_ORDER
-
     config = module.config
     parts = [f"HloModule {module.name}"]
     names = list(dict.fromkeys(config.order))
@@ -346,7 +307,6 @@ def module_text(module: Any, options: PrintOptions) -> str:
 __all__ = [
     "PrintOptions",
     "attribute_value_text",
-    "computation_layout_text",
     "computation_text",
     "instruction_text",
     "module_text",

@@ -6,8 +6,10 @@ asks shape inference whether every instruction's stated shape is the one its
 opcode, operands, attributes and called computations imply. Passes run it in
 debug mode after each step, and the parser relies on it for whole modules.
 
-Shape inference lives in a package that builds on this one, so it is imported
-when the verifier runs rather than when ``xlapy.hlo`` is imported.
+Shape inference lives in a package that builds on this one (it imports
+``xlapy.hlo.opcode``), so it is imported inside ``_verify_shape`` rather than
+when ``xlapy.hlo`` is imported: with the parser's shape check, the only place
+where ``hlo`` reaches up to ``shape_inference``.
 """
 
 from __future__ import annotations
@@ -135,6 +137,7 @@ def _verify_computation(
 
 
 def _verify_shape(instruction: HloInstruction, where: str, problems: _Problems) -> None:
+    # Imported here: shape_inference imports xlapy.hlo.opcode, so a module-level import cycles.
     from ..shape_inference import has_rule, infer_instruction_shape
 
     if not has_rule(instruction.opcode):

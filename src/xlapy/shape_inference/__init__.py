@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..errors import UnimplementedError
+from ..hlo.instruction import COMPUTATION_ATTRIBUTES
 from ..hlo.opcode import HloOpcode
 from ..shape import ProgramShape, Shape
 from . import (  # noqa: F401  (the modules register their rules)
@@ -44,9 +46,13 @@ def infer_shape(
     Raises ``InvalidArgumentError`` naming ``op_name`` (default: the HLO
     opcode), the operand shapes and what would be valid.
     """
-    from ._core import infer
-
-    return infer(opcode, operands, attributes, computations, declared=declared, op_name=op_name)
+    fn = RULES.get(opcode)
+    if fn is None:
+        raise UnimplementedError(f"no shape rule for opcode {opcode.value} yet")
+    ctx = InferenceContext(
+        opcode, tuple(operands), attributes or {}, computations or {}, declared, op_name
+    )
+    return fn(ctx)
 
 
 def has_rule(opcode: HloOpcode) -> bool:
@@ -66,8 +72,6 @@ def infer_instruction_shape(instruction: Any) -> Shape:
     become program shapes); the parser and the verifier compare the result with
     the shape the instruction states.
     """
-    from ..hlo.instruction import COMPUTATION_ATTRIBUTES
-
     attributes: dict[str, Any] = {}
     computations: dict[str, Any] = {}
     for name, value in instruction.attributes.items():

@@ -76,6 +76,18 @@ class InferenceContext:
     def arrays(self) -> list[Shape]:
         return [self.array(i) for i in range(len(self.operands))]
 
+    def check_same_dimensions(
+        self, shapes: Sequence[Shape], noun: str, *, plural: str | None = None, note: str = ""
+    ) -> None:
+        """Every shape has the dimensions of the first (``noun`` names them in the message)."""
+        first = shapes[0]
+        for i, shape in enumerate(shapes[1:], start=1):
+            if shape.dimensions != first.dimensions:
+                self.fail(
+                    f"all {plural or noun + 's'} must have the same dimensions{note}: {noun} {i} "
+                    f"has {list(shape.dimensions)}, {noun} 0 has {list(first.dimensions)}"
+                )
+
     # -- attributes -------------------------------------------------------------
     def attr(self, name: str, default: Any = _REQUIRED) -> Any:
         value = self.attributes.get(name, default)
@@ -135,23 +147,3 @@ def array_shape(
 
 def same_element_type(a: PrimitiveType, b: PrimitiveType) -> bool:
     return a == b
-
-
-def infer(
-    opcode: HloOpcode,
-    operands: Sequence[Shape],
-    attributes: Mapping[str, Any] | None = None,
-    computations: Mapping[str, ProgramShape | Sequence[ProgramShape]] | None = None,
-    *,
-    declared: Shape | None = None,
-    op_name: str | None = None,
-) -> Shape:
-    ctx = InferenceContext(
-        opcode, tuple(operands), attributes or {}, computations or {}, declared, op_name
-    )
-    fn = RULES.get(opcode)
-    if fn is None:
-        from ..errors import UnimplementedError
-
-        raise UnimplementedError(f"no shape rule for opcode {opcode.value} yet")
-    return fn(ctx)

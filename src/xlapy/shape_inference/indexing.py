@@ -13,6 +13,7 @@ empty (the batching dimensions) default to empty.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ..hlo.opcode import HloOpcode as Op
 from ..shape import UNBOUNDED_SIZE, Shape
@@ -216,6 +217,103 @@ def _check_index_map(
         )
 
 
+@dataclass(frozen=True)
+class _DimensionNumberNames:
+    """How gather and scatter name the dimension numbers they have in common."""
+
+    window: str  # operand dimensions that stay in the result (or come from the updates)
+    window_kind: str
+    dropped: str  # operand dimensions of size 1 that the slices leave out
+    dropped_kind: str
+    operand_batching: str
+    indices_batching: str
+    index_map: str
+
+
+_GATHER_NAMES = _DimensionNumberNames(
+    "offset_dims",
+    "an offset dimension",
+    "collapsed_slice_dims",
+    "collapsed",
+    "operand_batching_dims",
+    "start_indices_batching_dims",
+    "start_index_map",
+)
+_SCATTER_NAMES = _DimensionNumberNames(
+    "update_window_dims",
+    "a window dimension",
+    "inserted_window_dims",
+    "inserted",
+    "input_batching_dims",
+    "scatter_indices_batching_dims",
+    "scatter_dims_to_operand_dims",
+)
+
+
+def _check_dimension_numbers(
+    ctx: InferenceContext,
+    names: _DimensionNumberNames,
+    operand: Shape,
+    indices: Shape,
+    index_vector_dim: int,
+    vector: int,
+    *,
+    window: tuple[Sequence[int], int],
+    dropped: Sequence[int],
+    operand_batching: Sequence[int],
+    indices_batching: Sequence[int],
+    index_map: Sequence[int],
+) -> None:
+    """The constraints gather and scatter share (StableHLO C1..C14 of each).
+
+    ``window`` is the window (offset) dimensions with the rank they index
+    into: the result's for gather, the updates' for scatter.
+    """
+    window_dims, window_bound = window
+    accounted = len(window_dims) + len(dropped) + len(operand_batching)
+    if accounted != operand.rank:
+        ctx.fail(
+            f"every operand dimension must be {names.window_kind}, {names.dropped_kind} or "
+            f"batching: {names.window} {list(window_dims)}, {names.dropped} {list(dropped)} and "
+            f"{names.operand_batching} {list(operand_batching)} account for {accounted} of "
+            f"{operand.rank}"
+        )
+    _check_sorted(ctx, window_dims, names.window)
+    _check_unique(ctx, window_dims, names.window)
+    _check_in_range(ctx, window_dims, window_bound, names.window)
+
+    _check_sorted(ctx, dropped, names.dropped)
+    _check_in_range(ctx, dropped, operand.rank, names.dropped)
+    _check_unique(ctx, dropped, names.dropped)
+    both = sorted(set(dropped) & set(operand_batching))
+    if both:
+        ctx.fail(
+            f"{names.dropped} {list(dropped)} and {names.operand_batching} "
+            f"{list(operand_batching)} share dimension(s) {both}; a dimension is either "
+            f"{names.dropped_kind} or batching"
+        )
+    _check_unique(ctx, operand_batching, names.operand_batching)
+    _check_batching_dims(
+        ctx,
+        operand,
+        indices,
+        index_vector_dim,
+        operand_batching,
+        names.operand_batching,
+        indices_batching,
+        names.indices_batching,
+    )
+    _check_index_map(
+        ctx,
+        index_map,
+        names.index_map,
+        vector,
+        operand.rank,
+        operand_batching,
+        names.operand_batching,
+    )
+
+
 @rule(Op.GATHER)
 def _gather(ctx: InferenceContext) -> Shape:
     ctx.expect_operand_count(2)
@@ -237,47 +335,19 @@ def _gather(ctx: InferenceContext) -> Shape:
             f"slice_sizes {slice_sizes} has {len(slice_sizes)} entries but the operand has "
             f"rank {operand.rank}; give one slice size per operand dimension"
         )
-    accounted = len(offset_dims) + len(collapsed) + len(operand_batching)
-    if accounted != operand.rank:
-        ctx.fail(
-            f"every operand dimension must be an offset dimension, collapsed or batching: "
-            f"offset_dims {offset_dims}, collapsed_slice_dims {collapsed} and "
-            f"operand_batching_dims {operand_batching} account for {accounted} of "
-            f"{operand.rank}"
-        )
-    _check_sorted(ctx, offset_dims, "offset_dims")
-    _check_unique(ctx, offset_dims, "offset_dims")
     result_rank = len(offset_dims) + len(batch_sizes)
-    _check_in_range(ctx, offset_dims, result_rank, "offset_dims")
-
-    _check_sorted(ctx, collapsed, "collapsed_slice_dims")
-    _check_in_range(ctx, collapsed, operand.rank, "collapsed_slice_dims")
-    _check_unique(ctx, collapsed, "collapsed_slice_dims")
-    both = sorted(set(collapsed) & set(operand_batching))
-    if both:
-        ctx.fail(
-            f"collapsed_slice_dims {collapsed} and operand_batching_dims {operand_batching} "
-            f"share dimension(s) {both}; a dimension is either collapsed or batching"
-        )
-    _check_unique(ctx, operand_batching, "operand_batching_dims")
-    _check_batching_dims(
+    _check_dimension_numbers(
         ctx,
+        _GATHER_NAMES,
         operand,
         indices,
         index_vector_dim,
-        operand_batching,
-        "operand_batching_dims",
-        indices_batching,
-        "start_indices_batching_dims",
-    )
-    _check_index_map(
-        ctx,
-        index_map,
-        "start_index_map",
         vector,
-        operand.rank,
-        operand_batching,
-        "operand_batching_dims",
+        window=(offset_dims, result_rank),
+        dropped=collapsed,
+        operand_batching=operand_batching,
+        indices_batching=indices_batching,
+        index_map=index_map,
     )
 
     for d, (size, bound) in enumerate(zip(slice_sizes, operand.dimensions, strict=True)):
@@ -333,18 +403,8 @@ def _scatter(ctx: InferenceContext) -> Shape:
     indices = ctx.array(n, "scatter indices")
     updates = [ctx.array(n + 1 + i, "updates") for i in range(n)]
     operand, update = inputs[0], updates[0]
-    for i, x in enumerate(inputs[1:], start=1):
-        if x.dimensions != operand.dimensions:
-            ctx.fail(
-                f"all operands must have the same dimensions: operand {i} has "
-                f"{list(x.dimensions)}, operand 0 has {list(operand.dimensions)}"
-            )
-    for i, u in enumerate(updates[1:], start=1):
-        if u.dimensions != update.dimensions:
-            ctx.fail(
-                f"all updates must have the same dimensions: updates {i} has "
-                f"{list(u.dimensions)}, updates 0 has {list(update.dimensions)}"
-            )
+    ctx.check_same_dimensions(inputs, "operand")
+    ctx.check_same_dimensions(updates, "updates", plural="updates")
     for i, (x, u) in enumerate(zip(inputs, updates, strict=True)):
         if not Shape.scalar(x.element_type).compatible_ignoring_fp_precision(
             Shape.scalar(u.element_type)
@@ -364,45 +424,18 @@ def _scatter(ctx: InferenceContext) -> Shape:
     batch_sizes, _, vector = _index_batch_dims(
         ctx, indices, index_vector_dim, "the scatter indices"
     )
-    accounted = len(window_dims) + len(inserted) + len(operand_batching)
-    if accounted != operand.rank:
-        ctx.fail(
-            f"every operand dimension must be a window dimension, inserted or batching: "
-            f"update_window_dims {window_dims}, inserted_window_dims {inserted} and "
-            f"input_batching_dims {operand_batching} account for {accounted} of {operand.rank}"
-        )
-    _check_sorted(ctx, window_dims, "update_window_dims")
-    _check_unique(ctx, window_dims, "update_window_dims")
-    _check_in_range(ctx, window_dims, update.rank, "update_window_dims")
-
-    _check_sorted(ctx, inserted, "inserted_window_dims")
-    _check_in_range(ctx, inserted, operand.rank, "inserted_window_dims")
-    _check_unique(ctx, inserted, "inserted_window_dims")
-    both = sorted(set(inserted) & set(operand_batching))
-    if both:
-        ctx.fail(
-            f"inserted_window_dims {inserted} and input_batching_dims {operand_batching} "
-            f"share dimension(s) {both}; a dimension is either inserted or batching"
-        )
-    _check_unique(ctx, operand_batching, "input_batching_dims")
-    _check_batching_dims(
+    _check_dimension_numbers(
         ctx,
+        _SCATTER_NAMES,
         operand,
         indices,
         index_vector_dim,
-        operand_batching,
-        "input_batching_dims",
-        indices_batching,
-        "scatter_indices_batching_dims",
-    )
-    _check_index_map(
-        ctx,
-        index_map,
-        "scatter_dims_to_operand_dims",
         vector,
-        operand.rank,
-        operand_batching,
-        "input_batching_dims",
+        window=(window_dims, update.rank),
+        dropped=inserted,
+        operand_batching=operand_batching,
+        indices_batching=indices_batching,
+        index_map=index_map,
     )
 
     expected_rank = len(window_dims) + len(batch_sizes)

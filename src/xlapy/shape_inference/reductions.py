@@ -37,13 +37,7 @@ def _split_inputs_and_inits(ctx: InferenceContext) -> tuple[list[Shape], list[Sh
     n = count // 2
     inputs = [ctx.array(i, "input") for i in range(n)]
     inits = [ctx.array(n + i, "init value") for i in range(n)]
-    first = inputs[0]
-    for i, x in enumerate(inputs[1:], start=1):
-        if x.dimensions != first.dimensions:
-            ctx.fail(
-                f"all inputs must have the same dimensions: input {i} has "
-                f"{list(x.dimensions)}, input 0 has {list(first.dimensions)}"
-            )
+    ctx.check_same_dimensions(inputs, "input")
     for i, init in enumerate(inits):
         if not init.is_scalar:
             ctx.fail(f"init value {i} must be a scalar, got {init}")
@@ -245,18 +239,19 @@ def _select_and_scatter(ctx: InferenceContext) -> Shape:
 # -- map, sort, top-k ------------------------------------------------------------
 
 
-@rule(Op.MAP)
-def _map(ctx: InferenceContext) -> Shape:
+def _same_dimension_arrays(ctx: InferenceContext, note: str = "") -> list[Shape]:
+    """The operands of map and sort: at least one array, all of the same dimensions."""
     if not ctx.operands:
         ctx.fail("needs at least one operand")
     arrays = ctx.arrays()
+    ctx.check_same_dimensions(arrays, "operand", note=note)
+    return arrays
+
+
+@rule(Op.MAP)
+def _map(ctx: InferenceContext) -> Shape:
+    arrays = _same_dimension_arrays(ctx)
     first = arrays[0]
-    for i, x in enumerate(arrays[1:], start=1):
-        if x.dimensions != first.dimensions:
-            ctx.fail(
-                f"all operands must have the same dimensions: operand {i} has "
-                f"{list(x.dimensions)}, operand 0 has {list(first.dimensions)}"
-            )
     dims = ctx.int_list("dimensions", list(range(first.rank)))
     if dims != list(range(first.rank)):
         ctx.fail(
@@ -282,16 +277,8 @@ def _map(ctx: InferenceContext) -> Shape:
 
 @rule(Op.SORT)
 def _sort(ctx: InferenceContext) -> Shape:
-    if not ctx.operands:
-        ctx.fail("needs at least one operand")
-    arrays = ctx.arrays()
+    arrays = _same_dimension_arrays(ctx, note=" (element types may differ)")
     first = arrays[0]
-    for i, x in enumerate(arrays[1:], start=1):
-        if x.dimensions != first.dimensions:
-            ctx.fail(
-                f"all operands must have the same dimensions (element types may differ): "
-                f"operand {i} has {list(x.dimensions)}, operand 0 has {list(first.dimensions)}"
-            )
     dims = ctx.int_list("dimensions")
     if len(dims) != 1:
         ctx.fail(f"dimensions must name the one dimension to sort along, got {dims}")
