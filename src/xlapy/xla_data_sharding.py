@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._xla_data_util import _enum_field, _fail, _int_tuple, _unique
+from .errors import InvalidArgumentError
 
 if TYPE_CHECKING:
     from .xla_data import OpMetadata
@@ -54,6 +55,26 @@ class CollectiveOpGroupMode(enum.Enum):
     CROSS_PARTITION = "cross_partition"
     CROSS_REPLICA_AND_PARTITION = "cross_replica_and_partition"
     FLATTENED_ID = "flattened_id"
+
+    @staticmethod
+    def of(
+        has_channel_id: bool, use_global_device_ids: bool, has_global_ids: bool = True
+    ) -> CollectiveOpGroupMode:
+        """XLA's GetCollectiveOpGroupMode: what a collective's attributes imply.
+
+        ``has_global_ids`` is false for ops without ``use_global_device_ids``
+        (collective-permute, collective-broadcast), where a channel means
+        cross-partition.
+        """
+        if not has_channel_id:
+            if use_global_device_ids:
+                raise InvalidArgumentError("use_global_device_ids=true needs a channel_id")
+            return CollectiveOpGroupMode.CROSS_REPLICA
+        if not has_global_ids:
+            return CollectiveOpGroupMode.CROSS_PARTITION
+        if use_global_device_ids:
+            return CollectiveOpGroupMode.FLATTENED_ID
+        return CollectiveOpGroupMode.CROSS_REPLICA_AND_PARTITION
 
 
 # -- collectives -----------------------------------------------------------------

@@ -22,18 +22,10 @@ def group_mode(
     has_global_ids: bool = True,
     explicit: CollectiveOpGroupMode | None = None,
 ) -> CollectiveOpGroupMode:
-    """XLA's GetCollectiveOpGroupMode (``explicit`` is a ``mode=`` written in the text)."""
+    """The group mode of a collective (``explicit`` is a ``mode=`` written in the text)."""
     if explicit is not None:
         return explicit
-    if not has_channel_id:
-        if use_global_device_ids:
-            raise InvalidArgumentError("use_global_device_ids=true needs a channel_id")
-        return CollectiveOpGroupMode.CROSS_REPLICA
-    if not has_global_ids:
-        return CollectiveOpGroupMode.CROSS_PARTITION
-    if use_global_device_ids:
-        return CollectiveOpGroupMode.FLATTENED_ID
-    return CollectiveOpGroupMode.CROSS_REPLICA_AND_PARTITION
+    return CollectiveOpGroupMode.of(has_channel_id, use_global_device_ids, has_global_ids)
 
 
 def device_groups(

@@ -43,15 +43,9 @@ def _group_mode(ctx: InferenceContext, has_global_ids: bool = True) -> Collectiv
         return CollectiveOpGroupMode(mode)
     has_channel = ctx.attr("channel_id", None) is not None
     global_ids = bool(ctx.attr("use_global_device_ids", False))
-    if not has_channel:
-        if global_ids:
-            ctx.fail("use_global_device_ids=true needs a channel_id")
-        return CollectiveOpGroupMode.CROSS_REPLICA
-    if not has_global_ids:
-        return CollectiveOpGroupMode.CROSS_PARTITION
-    if global_ids:
-        return CollectiveOpGroupMode.FLATTENED_ID
-    return CollectiveOpGroupMode.CROSS_REPLICA_AND_PARTITION
+    if not has_channel and global_ids:
+        ctx.fail("use_global_device_ids=true needs a channel_id")
+    return CollectiveOpGroupMode.of(has_channel, global_ids, has_global_ids)
 
 
 def _groups(ctx: InferenceContext, uniform: bool = True) -> tuple[tuple[int, ...], ...]:
