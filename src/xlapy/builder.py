@@ -28,6 +28,7 @@ from .hlo.computation import HloComputation
 from .hlo.instruction import HloInstruction
 from .hlo.module import HloModule
 from .hlo.opcode import HloOpcode
+from .layout import Layout
 from .literal import Literal
 from .shape import ProgramShape, Shape
 from .xla_data import OpMetadata
@@ -240,6 +241,9 @@ class XlaBuilder:
         self._metadata: OpMetadata | None = None
         self._sharding: Any = None
         self._frontend_attributes: Any = None
+        # The last token of token-less infeeds/outfeeds, which chain in program order.
+        self.feed_tokens: dict[str, XlaOp] = {}
+        self._channel_ids = itertools.count(1)
 
     # -- configuration -------------------------------------------------------------
     def set_die_immediately_on_error(self, enabled: bool = True) -> None:
@@ -268,6 +272,13 @@ class XlaBuilder:
         child._parent = self
         child._die_immediately = self._die_immediately
         return child
+
+    def next_channel_id(self) -> int:
+        """A channel id not yet handed out by this builder's root builder."""
+        root = self
+        while root._parent is not None:
+            root = root._parent
+        return next(root._channel_ids)
 
     # -- errors -------------------------------------------------------------------------
     @property
@@ -325,8 +336,15 @@ class XlaBuilder:
         literal: Literal | None = None,
         parameter_number: int | None = None,
         name: str | None = None,
+        result_layout: Layout | Shape | None = None,
     ) -> XlaOp:
-        """Infer the shape, create the instruction, attach metadata; the one way in."""
+        """Infer the shape, create the instruction, attach metadata; the one way in.
+
+        Shape inference gives default layouts; ``result_layout`` pins the
+        layout of the result (a Layout for the result or every element of a
+        tuple result, or a compatible Shape carrying the layouts), for ops whose
+        callers constrain it (collectives with ``layout=``).
+        """
         from .shape_inference import infer_shape
 
         if self._built:
@@ -357,6 +375,19 @@ class XlaBuilder:
             declared=declared,
             op_name=op_name,
         )
+        if isinstance(result_layout, Shape):
+            if not result_layout.compatible(shape):
+                raise InvalidArgumentError(
+                    f"{op_name}: the requested result {result_layout} is not compatible with "
+                    f"the inferred {shape}"
+                )
+            shape = result_layout
+        elif result_layout is not None:
+            shape = (
+                Shape.tuple(s.with_layout(result_layout) for s in shape.tuple_shapes)
+                if shape.is_tuple
+                else shape.with_layout(result_layout)
+            )
         merged: dict[str, Any] = dict(attributes)
         for key, value in computations.items():
             merged[key] = list(value) if isinstance(value, (list, tuple)) else value

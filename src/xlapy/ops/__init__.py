@@ -6,6 +6,8 @@ with snake_case keywords. Each family lives in its own module; this package
 re-exports them all.
 """
 
+from .collectives import *  # noqa: F403
+from .collectives import __all__ as _collectives
 from .control import *  # noqa: F403
 from .control import __all__ as _control
 from .elementwise import *  # noqa: F403
@@ -14,7 +16,14 @@ from .linalg import *  # noqa: F403
 from .linalg import __all__ as _linalg
 from .movement import *  # noqa: F403
 from .movement import __all__ as _movement
-from .reductions import *  # noqa: F403
+from .random import *  # noqa: F403
+from .random import __all__ as _random
+from .reductions import *  # noqa: F403  # noqa: F403
 from .reductions import __all__ as _reductions
+from .transfers import *  # noqa: F403
+from .transfers import __all__ as _transfers
 
-__all__ = [*_elementwise, *_movement, *_reductions, *_linalg, *_control]
+__all__ = [
+    *_elementwise, *_movement, *_reductions, *_linalg, *_control, *_collectives, *_random,
+    *_transfers,
+]  # fmt: skip

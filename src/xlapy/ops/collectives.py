@@ -22,12 +22,12 @@ they do state it.
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..builder import XlaBuilder, XlaComputation, XlaOp
 from ..errors import InvalidArgumentError, UnimplementedError
+from ..hlo.computation import HloComputation
 from ..hlo.opcode import HloOpcode as Op
 from ..layout import Layout
 from ..shape import Shape
@@ -47,6 +47,7 @@ ReplicaGroups = (
     Sequence[ReplicaGroup] | Sequence[Sequence[int]] | CollectiveDeviceList | IotaReplicaGroupList
 )
 Reducer = XlaComputation | Callable[..., Any]
+Pairs = Sequence[tuple[int, int]] | Sequence[SourceTarget]
 
 # -- argument coercion ------------------------------------------------------------------------
 
@@ -64,11 +65,11 @@ def _device_list(replica_groups: Any, op_name: str) -> CollectiveDeviceList:
             g if isinstance(g, ReplicaGroup) else ReplicaGroup(tuple(int(i) for i in g))
             for g in replica_groups
         ]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, InvalidArgumentError) as e:
         raise InvalidArgumentError(
             f"{op_name}: replica_groups must be a list of replica id lists such as "
             f"[[0, 1], [2, 3]], a CollectiveDeviceList or an IotaReplicaGroupList, "
-            f"got {replica_groups!r}"
+            f"got {replica_groups!r} ({e})"
         ) from None
     return CollectiveDeviceList(tuple(groups))
 
@@ -86,15 +87,19 @@ def _channel_id(channel_id: Any, op_name: str) -> int | None:
     return handle or None
 
 
-def _channel_handle(handle: Any, expected: ChannelType, op_name: str) -> ChannelHandle:
+def _channel_handle(handle: Any, expected: ChannelType, op_name: str, data: Shape) -> ChannelHandle:
+    """A handle of the ``expected`` type (XLA rejects e.g. a host channel for Send)."""
     if isinstance(handle, int) and not isinstance(handle, bool):
         handle = ChannelHandle(handle, expected)
     if not isinstance(handle, ChannelHandle):
-        raise InvalidArgumentError(f"{op_name}: expected a ChannelHandle, got {handle!r}")
+        raise InvalidArgumentError(
+            f"{op_name}: expected a ChannelHandle, got {handle!r} (data shape {data})"
+        )
     if handle.type != expected:
         words = expected.name.lower().replace("_", "-")
         raise InvalidArgumentError(
-            f"{op_name} must use a {words} channel, got a {handle.type.name} channel handle"
+            f"{op_name} must use a {words} channel, got a {handle.type.name} channel handle "
+            f"(data shape {data})"
         )
     return handle
 
@@ -122,6 +127,15 @@ def _layout(layout: Layout | Sequence[int], op_name: str) -> Layout:
     return Layout(int_tuple(layout, "layout", op_name))
 
 
+def _builder(value: Any, op_name: str) -> XlaBuilder:
+    if not isinstance(value, XlaBuilder):
+        raise InvalidArgumentError(
+            f"{op_name}: the first argument must be the XlaBuilder to build with, got "
+            f"{type(value).__name__}"
+        )
+    return value
+
+
 def _positive(value: Any, what: str, op_name: str, shape: Shape) -> int:
     count = int(value)
     if count <= 0:
@@ -140,6 +154,19 @@ def _dimension(value: Any, what: str, op_name: str, shape: Shape) -> int:
     return dim
 
 
+def _as_ops(values: Any, op_name: str) -> list[XlaOp]:
+    """A list of operands, each an XlaOp (lists are where a stray value can hide)."""
+    ops = list(values)
+    for i, op in enumerate(ops):
+        if not isinstance(op, XlaOp):
+            raise InvalidArgumentError(
+                f"{op_name}: operand {i} must be an XlaOp, got {type(op).__name__}"
+            )
+    if not ops:
+        raise InvalidArgumentError(f"{op_name}: needs at least one operand")
+    return ops
+
+
 def _split_tuple(operand: XlaOp, op_name: str) -> tuple[list[XlaOp], bool]:
     """A tuple operand as one get-tuple-element per element, as XLA's builder feeds collectives."""
     shape = shape_of(operand)
@@ -147,13 +174,24 @@ def _split_tuple(operand: XlaOp, op_name: str) -> tuple[list[XlaOp], bool]:
         return [operand], False
     if not shape.tuple_shapes:
         raise UnimplementedError(f"{op_name}: a 0-element tuple operand is not supported")
-    parts = [
-        operand.builder.add_instruction(
-            Op.GET_TUPLE_ELEMENT, [operand], attributes={"index": i}, op_name=op_name
-        )
-        for i in range(len(shape.tuple_shapes))
-    ]
-    return parts, True
+    return [_gte(operand, i, op_name) for i in range(len(shape.tuple_shapes))], True
+
+
+def _gte(op: XlaOp, index: int, op_name: str) -> XlaOp:
+    return op.builder.add_instruction(
+        Op.GET_TUPLE_ELEMENT, [op], attributes={"index": index}, op_name=op_name
+    )
+
+
+def _arrays_only(parts: Sequence[XlaOp], op_name: str) -> list[Shape]:
+    shapes = [shape_of(p) for p in parts]
+    for i, shape in enumerate(shapes):
+        if not shape.is_array:
+            listed = ", ".join(map(str, shapes))
+            raise InvalidArgumentError(
+                f"{op_name}: operand {i} must be an array, got {shape} (operand shapes: {listed})"
+            )
+    return shapes
 
 
 def _same_element_type(parts: Sequence[XlaOp], op_name: str) -> None:
@@ -193,19 +231,19 @@ def _check_group_size(
     )
 
 
-def _with_layout(op: XlaOp, layout: Layout | Sequence[int], op_name: str) -> None:
-    """Pin the result layout (shape inference produces default layouts)."""
-    shape = op.instruction.shape
+def _fitting_layout(layout: Layout | Sequence[int], shape: Shape, op_name: str) -> Layout:
+    """``layout`` checked against the array ``shape`` it will pin (before any op is added)."""
     layout = _layout(layout, op_name)
     if not shape.is_array or layout.rank != shape.rank:
         raise InvalidArgumentError(
-            f"{op_name}: layout {layout} does not fit the result {shape} (it needs an array "
-            "result of the layout's rank)"
+            f"{op_name}: layout {layout} does not fit {shape} (an array of the layout's rank)"
         )
-    op.instruction.shape = shape.with_layout(layout)
+    return layout
 
 
-def _reducer(operand: XlaOp, parts: Sequence[XlaOp], computation: Reducer, op_name: str):
+def _reducer(
+    operand: XlaOp, parts: Sequence[XlaOp], computation: Reducer, op_name: str
+) -> HloComputation:
     scalar = Shape.scalar(shape_of(parts[0]).element_type)
     return operand.builder.computation_arg(computation, [scalar, scalar], op_name, "computation")
 
@@ -219,7 +257,11 @@ def _all_reduce(
     op_name: str,
 ) -> XlaOp:  # fmt: skip
     builder = operands[0].builder
+    shapes = _arrays_only(operands, op_name)
     _same_element_type(operands, op_name)
+    pinned = None
+    if shape_with_layout is not None:
+        pinned = _shape_with_layout(shapes, shape_with_layout, op_name)
     to_apply = _reducer(operands[0], operands, computation, op_name)
     attributes = _group_attributes(
         _channel_id(channel_id, op_name), _device_list(replica_groups, op_name)
@@ -230,37 +272,32 @@ def _all_reduce(
         attributes["use_global_device_ids"] = True
     result = builder.add_instruction(
         Op.ALL_REDUCE, list(operands), attributes=attributes,
-        computations={"to_apply": to_apply}, op_name=op_name,
+        computations={"to_apply": to_apply}, op_name=op_name, result_layout=pinned,
     )  # fmt: skip
-    if shape_with_layout is not None:
-        _apply_shape_layout(
-            result, _shape(shape_with_layout, op_name, "shape_with_layout"), op_name
-        )
     if operand_was_tuple and len(operands) == 1:  # XLA keeps a 1-tuple a tuple
         return builder.add_instruction(Op.TUPLE, [result], op_name=op_name)
     return result
 
 
-def _apply_shape_layout(op: XlaOp, with_layout: Shape, op_name: str) -> None:
-    shape = op.instruction.shape
-    if with_layout.is_tuple and len(with_layout.tuple_shapes) == 1 and shape.is_array:
-        with_layout = with_layout.tuple_shapes[0]
-    if not with_layout.compatible(shape):
+def _shape_with_layout(shapes: Sequence[Shape], value: Any, op_name: str) -> Shape:
+    """The result with the layout(s) of ``value``, which must have the result's shape."""
+    pinned = _shape(value, op_name, "shape_with_layout")
+    result = shapes[0] if len(shapes) == 1 else Shape.tuple(shapes)
+    if pinned.is_tuple and len(pinned.tuple_shapes) == 1 and result.is_array:
+        pinned = pinned.tuple_shapes[0]  # XLA accepts a 1-tuple for an array result
+    if not pinned.compatible(result):
         raise InvalidArgumentError(
-            f"{op_name}: shape_with_layout {with_layout} must be compatible with the result {shape}"
+            f"{op_name}: shape_with_layout {pinned} must be compatible with the result {result}"
         )
-    op.instruction.shape = with_layout
+    return pinned
 
 
 @builder_op("AllReduce")
 def AllReduce(
-    operand: XlaOp,
-    computation: Reducer,
-    replica_groups: ReplicaGroups = (),
-    channel_id: ChannelHandle | int | None = None,
-    shape_with_layout: Shape | None = None,
+    operand: XlaOp, computation: Reducer, replica_groups: ReplicaGroups = (),
+    channel_id: ChannelHandle | int | None = None, shape_with_layout: Shape | None = None,
     use_global_device_ids: bool | None = None,
-) -> XlaOp:
+) -> XlaOp:  # fmt: skip
     """Reduce ``operand`` (an array or a tuple of arrays) with ``computation`` across each
     replica group; every member gets the result."""
     parts, was_tuple = _split_tuple(operand, "AllReduce")
@@ -272,17 +309,12 @@ def AllReduce(
 
 @builder_op("AllReduceTuple")
 def AllReduceTuple(
-    operands: Sequence[XlaOp],
-    computation: Reducer,
-    replica_groups: ReplicaGroups = (),
-    channel_id: ChannelHandle | int | None = None,
-    shape_with_layout: Shape | None = None,
+    operands: Sequence[XlaOp], computation: Reducer, replica_groups: ReplicaGroups = (),
+    channel_id: ChannelHandle | int | None = None, shape_with_layout: Shape | None = None,
     use_global_device_ids: bool | None = None,
-) -> XlaOp:
+) -> XlaOp:  # fmt: skip
     """One variadic all-reduce of several arrays (a tuple result)."""
-    operands = list(operands)
-    if not operands:
-        raise InvalidArgumentError("AllReduceTuple: needs at least one operand")
+    operands = _as_ops(operands, "AllReduceTuple")
     return _all_reduce(
         operands, len(operands) == 1, computation, replica_groups, channel_id,
         shape_with_layout, use_global_device_ids, "AllReduceTuple",
@@ -292,152 +324,105 @@ def AllReduceTuple(
 @builder_op("CrossReplicaSum")
 def CrossReplicaSum(operand: XlaOp, replica_groups: ReplicaGroups = ()) -> XlaOp:
     """All-reduce with addition (logical or for pred), as XLA builds it."""
-    shape = shape_of(operand)
-    element = shape.tuple_shapes[0] if shape.is_tuple and shape.tuple_shapes else shape
-    if shape.is_tuple and not shape.tuple_shapes:
-        raise UnimplementedError("CrossReplicaSum: a 0-element tuple operand is not supported")
     from .elementwise import Add, Or
 
-    combine = Or if element.element_type == PrimitiveType.PRED else Add
+    parts, was_tuple = _split_tuple(operand, "CrossReplicaSum")
+    combine = Or if shape_of(parts[0]).element_type == PrimitiveType.PRED else Add
 
     def sum(x: XlaOp, y: XlaOp) -> XlaOp:  # noqa: A001  (XLA names the computation "sum")
         return combine(x, y)
 
-    parts, was_tuple = _split_tuple(operand, "CrossReplicaSum")
     return _all_reduce(parts, was_tuple, sum, replica_groups, None, None, None, "CrossReplicaSum")
 
 
-def _all_gather(
-    operands: Sequence[XlaOp], all_gather_dimension: int, shard_count: int, replica_groups: Any,
-    channel_id: Any, layout: Any, use_global_device_ids: bool | None, op_name: str,
+def _resizing_collective(
+    opcode: Op, parts: Sequence[XlaOp], dimension: Any, shard_count: Any, what: str,
+    replica_groups: Any, channel_id: Any, layout: Any, use_global_device_ids: bool | None,
+    op_name: str, to_apply: Any = None,
 ) -> XlaOp:  # fmt: skip
-    builder = operands[0].builder
-    shapes = [shape_of(p) for p in operands]
-    for s in shapes:
-        if not s.is_array:
-            raise InvalidArgumentError(f"{op_name}: operands must be arrays, got {s}")
-    dim = _dimension(all_gather_dimension, "all_gather_dimension", op_name, shapes[0])
+    """all-gather (dimension times shard_count) or reduce-scatter (divided by it)."""
+    shapes = _arrays_only(parts, op_name)
+    dim = _dimension(dimension, what, op_name, shapes[0])
     count = _positive(shard_count, "shard_count", op_name, shapes[0])
     devices = _device_list(replica_groups, op_name)
     channel = _channel_id(channel_id, op_name)
-    _check_group_size(
-        count, "shard_count", devices, channel, bool(use_global_device_ids), op_name, shapes[0]
-    )
-    gathered = []
+    global_ids = bool(use_global_device_ids)
+    _check_group_size(count, "shard_count", devices, channel, global_ids, op_name, shapes[0])
+    gather = opcode is Op.ALL_GATHER
+    results = []
     for s in shapes:
         dims = list(s.dimensions)
-        if dim >= len(dims):
+        if dim >= len(dims) or (not gather and dims[dim] % count):
             raise InvalidArgumentError(
-                f"{op_name}: all_gather_dimension {dim} is out of range for operand {s}"
+                f"{op_name}: {what} {dim} of operand {s} must exist"
+                + ("" if gather else f" and be divisible by shard_count {count}")
             )
-        dims[dim] *= count
-        gathered.append(Shape.array(s.element_type, dims))
+        dims[dim] = dims[dim] * count if gather else dims[dim] // count
+        results.append(Shape.array(s.element_type, dims))
+    declared = results[0] if len(results) == 1 else Shape.tuple(results)
+    if layout is not None:
+        layout = _fitting_layout(layout, declared, op_name)
     attributes = _group_attributes(channel, devices)
     if layout is not None:
         attributes["constrain_layout"] = True
-    attributes["dimensions"] = (dim,)
-    if use_global_device_ids:
+    if gather:  # XLA prints all-gather's dimensions before use_global_device_ids...
+        attributes["dimensions"] = (dim,)
+    if global_ids:
         attributes["use_global_device_ids"] = True
-    declared = gathered[0] if len(gathered) == 1 else Shape.tuple(gathered)
-    result = builder.add_instruction(
-        Op.ALL_GATHER, list(operands), attributes=attributes, declared=declared, op_name=op_name
-    )
-    if layout is not None:
-        _with_layout(result, layout, op_name)
+    attributes["dimensions"] = (dim,)  # ...and reduce-scatter's after
+    result = parts[0].builder.add_instruction(
+        opcode, list(parts), attributes=attributes,
+        computations={"to_apply": to_apply} if to_apply is not None else None,
+        declared=declared, op_name=op_name, result_layout=layout,
+    )  # fmt: skip
     return result
 
 
 @builder_op("AllGather")
 def AllGather(
-    operand: XlaOp,
-    all_gather_dimension: int,
-    shard_count: int,
-    replica_groups: ReplicaGroups = (),
-    channel_id: ChannelHandle | int | None = None,
-    layout: Layout | Sequence[int] | None = None,
-    use_global_device_ids: bool | None = None,
-) -> XlaOp:
+    operand: XlaOp, all_gather_dimension: int, shard_count: int,
+    replica_groups: ReplicaGroups = (), channel_id: ChannelHandle | int | None = None,
+    layout: Layout | Sequence[int] | None = None, use_global_device_ids: bool | None = None,
+) -> XlaOp:  # fmt: skip
     """Concatenate the operands of a replica group along ``all_gather_dimension`` (in group
-    order); that dimension grows ``shard_count`` times."""
+    order); that dimension grows ``shard_count`` times. A tuple operand gathers each element."""
     parts, _ = _split_tuple(operand, "AllGather")
-    return _all_gather(
-        parts, all_gather_dimension, shard_count, replica_groups, channel_id, layout,
-        use_global_device_ids, "AllGather",
+    return _resizing_collective(
+        Op.ALL_GATHER, parts, all_gather_dimension, shard_count, "all_gather_dimension",
+        replica_groups, channel_id, layout, use_global_device_ids, "AllGather",
     )  # fmt: skip
 
 
 @builder_op("AllGatherTuple")
 def AllGatherTuple(
-    operands: Sequence[XlaOp],
-    all_gather_dimension: int,
-    shard_count: int,
-    replica_groups: ReplicaGroups = (),
-    channel_id: ChannelHandle | int | None = None,
-    layout: Layout | Sequence[int] | None = None,
-    use_global_device_ids: bool | None = None,
-) -> XlaOp:
+    operands: Sequence[XlaOp], all_gather_dimension: int, shard_count: int,
+    replica_groups: ReplicaGroups = (), channel_id: ChannelHandle | int | None = None,
+    layout: Layout | Sequence[int] | None = None, use_global_device_ids: bool | None = None,
+) -> XlaOp:  # fmt: skip
     """One variadic all-gather of several arrays."""
-    operands = list(operands)
-    if not operands:
-        raise InvalidArgumentError("AllGatherTuple: needs at least one operand")
-    return _all_gather(
-        operands, all_gather_dimension, shard_count, replica_groups, channel_id, layout,
-        use_global_device_ids, "AllGatherTuple",
+    operands = _as_ops(operands, "AllGatherTuple")
+    return _resizing_collective(
+        Op.ALL_GATHER, operands, all_gather_dimension, shard_count, "all_gather_dimension",
+        replica_groups, channel_id, layout, use_global_device_ids, "AllGatherTuple",
     )  # fmt: skip
 
 
 @builder_op("ReduceScatter")
 def ReduceScatter(
-    operand: XlaOp,
-    computation: Reducer,
-    scatter_dimension: int,
-    shard_count: int,
-    replica_groups: ReplicaGroups = (),
-    channel_id: ChannelHandle | int | None = None,
-    layout: Layout | Sequence[int] | None = None,
-    use_global_device_ids: bool | None = None,
-) -> XlaOp:
+    operand: XlaOp, computation: Reducer, scatter_dimension: int, shard_count: int,
+    replica_groups: ReplicaGroups = (), channel_id: ChannelHandle | int | None = None,
+    layout: Layout | Sequence[int] | None = None, use_global_device_ids: bool | None = None,
+) -> XlaOp:  # fmt: skip
     """All-reduce, then member i of each group keeps block i of ``shard_count`` blocks along
     ``scatter_dimension``."""
-    op_name = "ReduceScatter"
-    parts, _ = _split_tuple(operand, op_name)
-    _same_element_type(parts, op_name)
-    shapes = [shape_of(p) for p in parts]
-    for s in shapes:
-        if not s.is_array:
-            raise InvalidArgumentError(f"{op_name}: operands must be arrays, got {s}")
-    dim = _dimension(scatter_dimension, "scatter_dimension", op_name, shapes[0])
-    count = _positive(shard_count, "shard_count", op_name, shapes[0])
-    devices = _device_list(replica_groups, op_name)
-    channel = _channel_id(channel_id, op_name)
-    _check_group_size(
-        count, "shard_count", devices, channel, bool(use_global_device_ids), op_name, shapes[0]
-    )
-    scattered = []
-    for s in shapes:
-        dims = list(s.dimensions)
-        if dim >= len(dims) or dims[dim] % count:
-            raise InvalidArgumentError(
-                f"{op_name}: the scatter dimension {dim} of operand {s} must be divisible by "
-                f"shard_count {count}"
-            )
-        dims[dim] //= count
-        scattered.append(Shape.array(s.element_type, dims))
-    to_apply = _reducer(operand, parts, computation, op_name)
-    attributes = _group_attributes(channel, devices)
-    if layout is not None:
-        attributes["constrain_layout"] = True
-    if use_global_device_ids:
-        attributes["use_global_device_ids"] = True
-    attributes["dimensions"] = (dim,)
-    declared = scattered[0] if len(scattered) == 1 else Shape.tuple(scattered)
-    result = operand.builder.add_instruction(
-        Op.REDUCE_SCATTER, parts, attributes=attributes, computations={"to_apply": to_apply},
-        declared=declared, op_name=op_name,
+    parts, _ = _split_tuple(operand, "ReduceScatter")
+    _arrays_only(parts, "ReduceScatter")
+    _same_element_type(parts, "ReduceScatter")
+    to_apply = _reducer(operand, parts, computation, "ReduceScatter")
+    return _resizing_collective(
+        Op.REDUCE_SCATTER, parts, scatter_dimension, shard_count, "scatter_dimension",
+        replica_groups, channel_id, layout, use_global_device_ids, "ReduceScatter", to_apply,
     )  # fmt: skip
-    if layout is not None:
-        _with_layout(result, layout, op_name)
-    return result
 
 
 # -- all-to-all -------------------------------------------------------------------------------
@@ -445,14 +430,10 @@ def ReduceScatter(
 
 @builder_op("AllToAll")
 def AllToAll(
-    operand: XlaOp,
-    split_dimension: int,
-    concat_dimension: int,
-    split_count: int,
-    replica_groups: ReplicaGroups = (),
-    layout: Layout | Sequence[int] | None = None,
+    operand: XlaOp, split_dimension: int, concat_dimension: int, split_count: int,
+    replica_groups: ReplicaGroups = (), layout: Layout | Sequence[int] | None = None,
     channel_id: ChannelHandle | int | None = None,
-) -> XlaOp:
+) -> XlaOp:  # fmt: skip
     """Split along ``split_dimension`` into ``split_count`` blocks, send block i to group member
     i, concatenate what arrives along ``concat_dimension``.
 
@@ -469,14 +450,24 @@ def AllToAll(
     split = int(split_dimension)
     concat = int(concat_dimension)
     count = int(split_count)
-    result_shape = all_to_all_result_shape(shape, split, concat, count)
-    if layout is not None:
-        return _all_to_all_via_tuple(
-            operand, split, concat, count, replica_groups, layout, channel_id, op_name
-        )
+    try:
+        result_shape = all_to_all_result_shape(shape, split, concat, count)
+    except InvalidArgumentError as e:  # named after the HLO opcode; name the builder op
+        raise InvalidArgumentError(str(e).replace(Op.ALL_TO_ALL.value, op_name, 1)) from None
     devices = _device_list(replica_groups, op_name)
     channel = _channel_id(channel_id, op_name)
     _check_group_size(count, "split_count", devices, None, False, op_name, shape)
+    if layout is not None:
+        layout = _layout(layout, op_name)
+        if layout.rank != shape.rank:
+            raise InvalidArgumentError(
+                f"{op_name}: the layout {layout} must be compatible with the operand {shape}"
+            )
+        return _all_to_all_via_tuple(operand, split, concat, count, devices, layout, channel)
+    if split != concat and not shape.is_static:
+        raise UnimplementedError(
+            f"{op_name}: dynamic operand shapes are not supported, got {shape}"
+        )
     if not devices.groups():  # XLA states the one group it means
         devices = CollectiveDeviceList((ReplicaGroup(tuple(range(count))),))
     attributes = _group_attributes(channel, devices)
@@ -487,10 +478,6 @@ def AllToAll(
     )
     if split == concat:
         return exchanged
-    if not shape.is_static:
-        raise UnimplementedError(
-            f"{op_name}: dynamic operand shapes are not supported, got {shape}"
-        )
     sizes: list[int] = []
     for i, size in enumerate(shape.dimensions):
         sizes += [count, size // count] if i == split else [size]
@@ -509,8 +496,8 @@ def AllToAll(
 
 
 def _all_to_all_via_tuple(
-    operand: XlaOp, split: int, concat: int, count: int, replica_groups: Any, layout: Any,
-    channel_id: Any, op_name: str,
+    operand: XlaOp, split: int, concat: int, count: int, devices: CollectiveDeviceList,
+    layout: Layout, channel: int | None, op_name: str = "AllToAll",
 ) -> XlaOp:  # fmt: skip
     builder = operand.builder
     shape = shape_of(operand)
@@ -527,13 +514,8 @@ def _all_to_all_via_tuple(
                 op_name=op_name,
             )  # fmt: skip
         )
-    exchanged = _all_to_all_tuple(slices, replica_groups, layout, channel_id, op_name)
-    received = [
-        builder.add_instruction(
-            Op.GET_TUPLE_ELEMENT, [exchanged], attributes={"index": i}, op_name=op_name
-        )
-        for i in range(count)
-    ]
+    exchanged = _all_to_all_tuple(slices, devices, layout, channel, op_name)
+    received = [_gte(exchanged, i, op_name) for i in range(count)]
     return builder.add_instruction(
         Op.CONCATENATE, received, attributes={"dimensions": (concat,)}, op_name=op_name
     )
@@ -543,71 +525,41 @@ def _all_to_all_tuple(
     operands: Sequence[XlaOp], replica_groups: Any, layout: Any, channel_id: Any, op_name: str
 ) -> XlaOp:
     builder = operands[0].builder
+    if layout is not None:
+        layout = _layout(layout, op_name)
+        for i, shape in enumerate(_arrays_only(operands, op_name)):
+            if layout.rank != shape.rank:
+                raise InvalidArgumentError(
+                    f"{op_name}: the layout {layout} must be compatible with the operands' "
+                    f"shape; operand {i} has shape {shape}"
+                )
     attributes = _group_attributes(
         _channel_id(channel_id, op_name), _device_list(replica_groups, op_name)
     )
     if layout is not None:
         attributes["constrain_layout"] = True
-    result = builder.add_instruction(
-        Op.ALL_TO_ALL, list(operands), attributes=attributes, op_name=op_name
-    )
-    if layout is not None:
-        layout = _layout(layout, op_name)
-        parts = result.instruction.shape.tuple_shapes
-        for i, part in enumerate(parts):
-            if layout.rank != part.rank:
-                raise InvalidArgumentError(
-                    f"{op_name}: the layout {layout} must be compatible with the operands' shape; "
-                    f"operand {i} has shape {part}"
-                )
-        result.instruction.shape = Shape.tuple(p.with_layout(layout) for p in parts)
-    return result
+    return builder.add_instruction(
+        Op.ALL_TO_ALL, list(operands), attributes=attributes, op_name=op_name,
+        result_layout=layout,
+    )  # fmt: skip
 
 
 @builder_op("AllToAllTuple")
-def AllToAllTuple(operand: Any, *args: Any, **kwargs: Any) -> XlaOp:
-    """``AllToAllTuple(operands, replica_groups=(), layout=None, channel_id=None)``: operand i
-    goes to group member i, the result is the tuple of what arrives; or
-    ``AllToAllTuple(operand, split_dimension, concat_dimension, split_count, ...)``: the
-    AllToAll contract through the tuple form."""
-    op_name = "AllToAllTuple"
-    if isinstance(operand, XlaOp):
-        names = ("split_dimension", "concat_dimension", "split_count", "replica_groups",
-                 "layout", "channel_id")  # fmt: skip
-        values = dict(zip(names, args, strict=False)) | kwargs
-        missing = [n for n in names[:3] if n not in values]
-        if missing:
-            raise InvalidArgumentError(f"{op_name}: missing {', '.join(missing)}")
-        shape = shape_of(operand)
-        split, concat = int(values["split_dimension"]), int(values["concat_dimension"])
-        count = int(values["split_count"])
-        all_to_all_result_shape(shape, split, concat, count)
-        return _all_to_all_via_tuple(
-            operand, split, concat, count, values.get("replica_groups", ()),
-            values.get("layout"), values.get("channel_id"), op_name,
-        )  # fmt: skip
-    operands = list(operand)
-    if not operands:
-        raise InvalidArgumentError(f"{op_name}: needs at least one operand")
-    names = ("replica_groups", "layout", "channel_id")
-    values = dict(zip(names, args, strict=False)) | kwargs
-    return _all_to_all_tuple(
-        operands, values.get("replica_groups", ()), values.get("layout"),
-        values.get("channel_id"), op_name,
-    )  # fmt: skip
+def AllToAllTuple(
+    operands: Sequence[XlaOp], replica_groups: ReplicaGroups = (),
+    layout: Layout | Sequence[int] | None = None, channel_id: ChannelHandle | int | None = None,
+) -> XlaOp:  # fmt: skip
+    """Operand i goes to group member i; the result is the tuple of the arrived blocks."""
+    operands = _as_ops(operands, "AllToAllTuple")
+    return _all_to_all_tuple(operands, replica_groups, layout, channel_id, "AllToAllTuple")
 
 
 @builder_op("RaggedAllToAll")
 def RaggedAllToAll(
-    input: XlaOp,  # noqa: A002  (the spec's name)
-    input_offsets: XlaOp,
-    send_sizes: XlaOp,
-    output: XlaOp,
-    output_offsets: XlaOp,
-    recv_sizes: XlaOp,
-    replica_groups: ReplicaGroups = (),
+    input: XlaOp, input_offsets: XlaOp, send_sizes: XlaOp, output: XlaOp,  # noqa: A002
+    output_offsets: XlaOp, recv_sizes: XlaOp, replica_groups: ReplicaGroups = (),
     channel_id: ChannelHandle | int | None = None,
-) -> XlaOp:
+) -> XlaOp:  # fmt: skip
     """All-to-all of ragged slices of ``input`` into ``output`` (whose shape is the result).
 
     The arguments are in the spec's order; HLO's ragged-all-to-all takes
@@ -617,8 +569,10 @@ def RaggedAllToAll(
     attributes = _group_attributes(
         _channel_id(channel_id, op_name), _device_list(replica_groups, op_name)
     )
-    operands = [input, output, input_offsets, send_sizes, output_offsets, recv_sizes]
-    return output.builder.add_instruction(
+    operands = _as_ops(
+        [input, output, input_offsets, send_sizes, output_offsets, recv_sizes], op_name
+    )
+    return operands[0].builder.add_instruction(
         Op.RAGGED_ALL_TO_ALL, operands, attributes=attributes, op_name=op_name
     )
 
@@ -626,16 +580,16 @@ def RaggedAllToAll(
 # -- permutes and broadcasts ------------------------------------------------------------------
 
 
-def _pairs(source_target_pairs: Any, op_name: str) -> tuple[SourceTarget, ...]:
+def _pairs(source_target_pairs: Any, op_name: str, shapes: str) -> tuple[SourceTarget, ...]:
     try:
         return tuple(
             p if isinstance(p, SourceTarget) else SourceTarget(*(int(i) for i in p))
             for p in source_target_pairs
         )
-    except TypeError:
+    except (TypeError, ValueError, InvalidArgumentError) as e:
         raise InvalidArgumentError(
-            f"{op_name}: source_target_pairs must be (source, target) pairs such as "
-            f"[(0, 1), (1, 0)], got {source_target_pairs!r}"
+            f"{op_name}: source_target_pairs must be (source, target) pairs of replica ids "
+            f"such as [(0, 1), (1, 0)], got {source_target_pairs!r} ({e}; operands {shapes})"
         ) from None
 
 
@@ -646,7 +600,8 @@ def _collective_permute(
     channel = _channel_id(channel_id, op_name)
     if channel is not None:
         attributes["channel_id"] = channel
-    attributes["source_target_pairs"] = _pairs(source_target_pairs, op_name)
+    shapes = ", ".join(str(shape_of(o)) for o in operands)
+    attributes["source_target_pairs"] = _pairs(source_target_pairs, op_name, shapes)
     return operands[0].builder.add_instruction(
         Op.COLLECTIVE_PERMUTE, list(operands), attributes=attributes, op_name=op_name
     )
@@ -654,9 +609,7 @@ def _collective_permute(
 
 @builder_op("CollectivePermute")
 def CollectivePermute(
-    operand: XlaOp,
-    source_target_pairs: Sequence[tuple[int, int]] | Sequence[SourceTarget],
-    channel_id: ChannelHandle | int | None = None,
+    operand: XlaOp, source_target_pairs: Pairs, channel_id: ChannelHandle | int | None = None
 ) -> XlaOp:
     """Each source sends ``operand`` to its target; a replica no pair targets gets zeros."""
     return _collective_permute([operand], source_target_pairs, channel_id, "CollectivePermute")
@@ -664,34 +617,30 @@ def CollectivePermute(
 
 @builder_op("MultiCollectivePermute")
 def MultiCollectivePermute(
-    operands: Sequence[XlaOp],
-    source_target_pairs: Sequence[tuple[int, int]] | Sequence[SourceTarget],
+    operands: Sequence[XlaOp], source_target_pairs: Pairs,
     channel_id: ChannelHandle | int | None = None,
-) -> XlaOp:
+) -> XlaOp:  # fmt: skip
     """One collective-permute of several arrays (XLA requires more than one)."""
-    operands = list(operands)
+    operands = _as_ops(operands, "MultiCollectivePermute")
     if len(operands) < 2:
+        shapes = ", ".join(str(shape_of(o)) for o in operands)
         raise InvalidArgumentError(
-            f"MultiCollectivePermute: needs at least two operands, got {len(operands)}"
+            f"MultiCollectivePermute: needs at least two operands, got {len(operands)} ({shapes})"
         )
     return _collective_permute(operands, source_target_pairs, channel_id, "MultiCollectivePermute")
 
 
 @builder_op("CollectiveBroadcast")
 def CollectiveBroadcast(
-    operand: XlaOp | Sequence[XlaOp],
-    replica_groups: ReplicaGroups,
-    channel_id: ChannelHandle | int | None = None,
-    has_dynamic_root: bool = False,
-) -> XlaOp:
+    operand: XlaOp | Sequence[XlaOp], replica_groups: ReplicaGroups,
+    channel_id: ChannelHandle | int | None = None, has_dynamic_root: bool = False,
+) -> XlaOp:  # fmt: skip
     """The first member of each replica group sends its operand to the rest of the group;
     replicas in no group get zeros."""
     op_name = "CollectiveBroadcast"
     if has_dynamic_root:
         raise UnimplementedError(f"{op_name}: has_dynamic_root=True is not supported yet")
-    operands = [operand] if isinstance(operand, XlaOp) else list(operand)
-    if not operands:
-        raise InvalidArgumentError(f"{op_name}: needs at least one operand")
+    operands = _as_ops([operand] if isinstance(operand, XlaOp) else operand, op_name)
     attributes = _group_attributes(
         _channel_id(channel_id, op_name), _device_list(replica_groups, op_name)
     )
@@ -706,264 +655,19 @@ def CollectiveBroadcast(
 @builder_op("ReplicaId")
 def ReplicaId(builder: XlaBuilder) -> XlaOp:
     """This replica's id, a u32 scalar in [0, replica count)."""
-    return builder.add_instruction(Op.REPLICA_ID, [], op_name="ReplicaId")
+    return _builder(builder, "ReplicaId").add_instruction(Op.REPLICA_ID, [], op_name="ReplicaId")
 
 
 @builder_op("PartitionId")
 def PartitionId(builder: XlaBuilder) -> XlaOp:
     """This partition's id, a u32 scalar in [0, partition count)."""
-    return builder.add_instruction(Op.PARTITION_ID, [], op_name="PartitionId")
-
-
-# -- channels: send and recv ------------------------------------------------------------------
-
-_next_channel: weakref.WeakKeyDictionary[XlaBuilder, int] = weakref.WeakKeyDictionary()
-
-
-def CreateChannelHandle(
-    builder: XlaBuilder, channel_type: ChannelType = ChannelType.DEVICE_TO_DEVICE
-) -> ChannelHandle:
-    """A channel handle not yet handed out by this builder (or its parents), as XLA's
-    ``XlaBuilder::CreateChannelHandle`` makes them."""
-    root = builder
-    while root._parent is not None:
-        root = root._parent
-    handle = _next_channel.get(root, 1)
-    _next_channel[root] = handle + 1
-    return ChannelHandle(handle, channel_type)
-
-
-def _send(operand: XlaOp, token: XlaOp, handle: ChannelHandle, host: bool, op_name: str,
-          shape: Shape | None = None) -> XlaOp:  # fmt: skip
-    builder = operand.builder
-    attributes: dict[str, Any] = {"channel_id": handle.handle}
-    if host:
-        attributes["is_host_transfer"] = True
-    data = shape if shape is not None else shape_of(operand)
-    send = builder.add_instruction(
-        Op.SEND, [operand, token], attributes=attributes,
-        declared=Shape.tuple([data, Shape.scalar(PrimitiveType.U32), Shape.token()]),
-        op_name=op_name,
-    )  # fmt: skip
-    return builder.add_instruction(Op.SEND_DONE, [send], attributes=attributes, op_name=op_name)
-
-
-def _recv(token: XlaOp, shape: Shape, handle: ChannelHandle, host: bool, op_name: str) -> XlaOp:
-    builder = token.builder
-    attributes: dict[str, Any] = {"channel_id": handle.handle}
-    if host:
-        attributes["is_host_transfer"] = True
-    recv = builder.add_instruction(
-        Op.RECV, [token], attributes=attributes,
-        declared=Shape.tuple([shape, Shape.scalar(PrimitiveType.U32), Shape.token()]),
-        op_name=op_name,
-    )  # fmt: skip
-    return builder.add_instruction(Op.RECV_DONE, [recv], attributes=attributes, op_name=op_name)
-
-
-def _new_token(builder: XlaBuilder, op_name: str) -> XlaOp:
-    return builder.add_instruction(Op.AFTER_ALL, [], op_name=op_name)
-
-
-@builder_op("Send")
-def Send(
-    operand: XlaOp,
-    token_or_handle: XlaOp | ChannelHandle,
-    channel_handle: ChannelHandle | None = None,
-) -> XlaOp:
-    """``Send(operand, channel_handle)`` (XLA's form: a fresh token) or
-    ``Send(operand, token, channel_handle)``: send+send-done; returns send-done's token."""
-    if isinstance(token_or_handle, XlaOp):
-        if channel_handle is None:
-            raise InvalidArgumentError("Send: with a token, a channel_handle is required")
-        handle = _channel_handle(channel_handle, ChannelType.DEVICE_TO_DEVICE, "Send")
-        return _send(operand, token_or_handle, handle, False, "Send")
-    if channel_handle is not None:
-        raise InvalidArgumentError(
-            "Send: give Send(operand, token, handle) or Send(operand, handle)"
-        )
-    handle = _channel_handle(token_or_handle, ChannelType.DEVICE_TO_DEVICE, "Send")
-    return _send(operand, _new_token(operand.builder, "Send"), handle, False, "Send")
-
-
-@builder_op("SendWithToken")
-def SendWithToken(operand: XlaOp, token: XlaOp, channel_handle: ChannelHandle) -> XlaOp:
-    """Send ``operand`` on a device-to-device channel after ``token``; returns a token."""
-    handle = _channel_handle(channel_handle, ChannelType.DEVICE_TO_DEVICE, "Send")
-    return _send(operand, token, handle, False, "SendWithToken")
-
-
-@builder_op("Recv")
-def Recv(
-    builder: XlaBuilder,
-    token_or_shape: XlaOp | Shape,
-    shape_or_handle: Shape | ChannelHandle,
-    channel_handle: ChannelHandle | None = None,
-) -> XlaOp:
-    """``Recv(builder, shape, channel_handle)`` (XLA's form) returns the received data;
-    ``Recv(builder, token, shape, channel_handle)`` returns recv-done's (data, token)."""
-    if isinstance(token_or_shape, XlaOp):
-        if channel_handle is None:
-            raise InvalidArgumentError("Recv: with a token, a channel_handle is required")
-        handle = _channel_handle(channel_handle, ChannelType.DEVICE_TO_DEVICE, "Recv")
-        return _recv(token_or_shape, _shape(shape_or_handle, "Recv"), handle, False, "Recv")
-    if channel_handle is not None:
-        raise InvalidArgumentError(
-            "Recv: give Recv(builder, shape, handle) or Recv(builder, token, shape, handle)"
-        )
-    shape = _shape(token_or_shape, "Recv")
-    handle = _channel_handle(shape_or_handle, ChannelType.DEVICE_TO_DEVICE, "Recv")
-    done = _recv(_new_token(builder, "Recv"), shape, handle, False, "Recv")
-    return builder.add_instruction(
-        Op.GET_TUPLE_ELEMENT, [done], attributes={"index": 0}, op_name="Recv"
+    return _builder(builder, "PartitionId").add_instruction(
+        Op.PARTITION_ID, [], op_name="PartitionId"
     )
-
-
-@builder_op("RecvWithToken")
-def RecvWithToken(token: XlaOp, shape: Shape, channel_handle: ChannelHandle) -> XlaOp:
-    """Receive data of ``shape`` on a device-to-device channel; returns (data, token)."""
-    handle = _channel_handle(channel_handle, ChannelType.DEVICE_TO_DEVICE, "Recv")
-    return _recv(token, _shape(shape, "RecvWithToken"), handle, False, "RecvWithToken")
-
-
-@builder_op("SendToHost")
-def SendToHost(
-    operand: XlaOp, token: XlaOp, shape_with_layout: Shape, channel_handle: ChannelHandle
-) -> XlaOp:
-    """Send an array to the host on a device-to-host channel; returns a token."""
-    op_name = "SendToHost"
-    shape = _shape(shape_with_layout, op_name, "shape_with_layout")
-    operand_shape = shape_of(operand)
-    if not operand_shape.is_array:
-        raise InvalidArgumentError(f"{op_name} only supports array shapes, got {operand_shape}")
-    if not operand_shape.compatible(shape):
-        raise InvalidArgumentError(
-            f"{op_name}: shape {shape} must be compatible with operand shape {operand_shape}"
-        )
-    handle = _channel_handle(channel_handle, ChannelType.DEVICE_TO_HOST, op_name)
-    return _send(operand, token, handle, True, op_name, shape)
-
-
-@builder_op("RecvFromHost")
-def RecvFromHost(token: XlaOp, shape: Shape, channel_handle: ChannelHandle) -> XlaOp:
-    """Receive an array from the host on a host-to-device channel; returns (data, token)."""
-    op_name = "RecvFromHost"
-    shape = _shape(shape, op_name)
-    if not shape.is_array:
-        raise InvalidArgumentError(f"{op_name} only supports array shapes, got {shape}")
-    handle = _channel_handle(channel_handle, ChannelType.HOST_TO_DEVICE, op_name)
-    return _recv(token, shape, handle, True, op_name)
-
-
-# -- infeed and outfeed -----------------------------------------------------------------------
-
-# The token each builder's token-less Infeed/Outfeed calls chain through (XLA's
-# infeed_token_/outfeed_token_), so that implicit feeds keep program order.
-_feed_tokens: weakref.WeakKeyDictionary[XlaBuilder, dict[str, XlaOp]] = weakref.WeakKeyDictionary()
-
-
-def _feed_token(builder: XlaBuilder, kind: str, op_name: str) -> XlaOp:
-    token = _feed_tokens.get(builder, {}).get(kind)
-    return token if token is not None else _new_token(builder, op_name)
-
-
-def _remember_token(builder: XlaBuilder, kind: str, token: XlaOp) -> None:
-    _feed_tokens.setdefault(builder, {})[kind] = token
-
-
-def _infeed(token: XlaOp, shape: Shape, config: str, op_name: str) -> XlaOp:
-    attributes = {"infeed_config": str(config)} if config else {}
-    return token.builder.add_instruction(
-        Op.INFEED, [token], attributes=attributes, declared=Shape.tuple([shape, Shape.token()]),
-        op_name=op_name,
-    )  # fmt: skip
-
-
-@builder_op("Infeed")
-def Infeed(builder: XlaBuilder, shape: Shape, config: str = "") -> XlaOp:
-    """Read one value of ``shape`` from the device's infeed queue; returns the data.
-
-    Token-less infeeds of one builder are chained through each other's
-    tokens, as XLA's builder does, so they read in program order.
-    """
-    shape = _shape(shape, "Infeed")
-    infeed = _infeed(_feed_token(builder, "infeed", "Infeed"), shape, config, "Infeed")
-    token = builder.add_instruction(
-        Op.GET_TUPLE_ELEMENT, [infeed], attributes={"index": 1}, op_name="Infeed"
-    )
-    _remember_token(builder, "infeed", token)
-    return builder.add_instruction(
-        Op.GET_TUPLE_ELEMENT, [infeed], attributes={"index": 0}, op_name="Infeed"
-    )
-
-
-@builder_op("InfeedWithToken")
-def InfeedWithToken(token: XlaOp, shape: Shape, config: str = "") -> XlaOp:
-    """Read one value of ``shape`` after ``token``; returns the (data, token) tuple."""
-    return _infeed(token, _shape(shape, "InfeedWithToken"), config, "InfeedWithToken")
-
-
-def _outfeed(operand: XlaOp, token: XlaOp, shape_with_layout: Any, config: str, op_name: str):
-    shape = _shape(shape_with_layout, op_name, "shape_with_layout")
-    operand_shape = shape_of(operand)
-    if not operand_shape.compatible(shape):
-        raise InvalidArgumentError(
-            f"{op_name}: outfeed shape {shape} must be compatible with operand shape "
-            f"{operand_shape}"
-        )
-    attributes: dict[str, Any] = {"outfeed_shape": shape}
-    if config:
-        attributes["outfeed_config"] = str(config)
-    return operand.builder.add_instruction(
-        Op.OUTFEED, [operand, token], attributes=attributes, op_name=op_name
-    )
-
-
-@builder_op("Outfeed")
-def Outfeed(operand: XlaOp, shape_with_layout: Shape, outfeed_config: str = "") -> XlaOp:
-    """Write ``operand`` to the device's outfeed queue; returns the empty tuple XLA adds.
-
-    Token-less outfeeds of one builder are chained, as in XLA.
-    """
-    builder = operand.builder
-    token = _feed_token(builder, "outfeed", "Outfeed")
-    outfeed = _outfeed(operand, token, shape_with_layout, outfeed_config, "Outfeed")
-    _remember_token(builder, "outfeed", outfeed)
-    return builder.add_instruction(Op.TUPLE, [], op_name="Outfeed")
-
-
-@builder_op("OutfeedWithToken")
-def OutfeedWithToken(
-    operand: XlaOp, token: XlaOp, shape_with_layout: Shape, outfeed_config: str = ""
-) -> XlaOp:
-    """Write ``operand`` to the outfeed after ``token``; returns the outfeed's token."""
-    return _outfeed(operand, token, shape_with_layout, outfeed_config, "OutfeedWithToken")
 
 
 __all__ = [
-    "AllGather",
-    "AllGatherTuple",
-    "AllReduce",
-    "AllReduceTuple",
-    "AllToAll",
-    "AllToAllTuple",
-    "CollectiveBroadcast",
-    "CollectivePermute",
-    "CreateChannelHandle",
-    "CrossReplicaSum",
-    "Infeed",
-    "InfeedWithToken",
-    "MultiCollectivePermute",
-    "Outfeed",
-    "OutfeedWithToken",
-    "PartitionId",
-    "RaggedAllToAll",
-    "Recv",
-    "RecvFromHost",
-    "RecvWithToken",
-    "ReduceScatter",
-    "ReplicaId",
-    "Send",
-    "SendToHost",
-    "SendWithToken",
-]
+    "AllGather", "AllGatherTuple", "AllReduce", "AllReduceTuple", "AllToAll", "AllToAllTuple",
+    "CollectiveBroadcast", "CollectivePermute", "CrossReplicaSum", "MultiCollectivePermute",
+    "PartitionId", "RaggedAllToAll", "ReduceScatter", "ReplicaId",
+]  # fmt: skip

@@ -60,7 +60,7 @@ def RngNormal(mu: XlaOp | float, sigma: XlaOp | float, shape: Shape) -> XlaOp:
     return _rng(RandomDistribution.RNG_NORMAL, mu, sigma, shape, "RngNormal")
 
 
-def _algorithm(algorithm: Any) -> RandomAlgorithm:
+def _algorithm(algorithm: Any, state: Shape) -> RandomAlgorithm:
     """A RandomAlgorithm from the enum, its value, or a name such as "three_fry"."""
     if isinstance(algorithm, str):
         name = algorithm.strip().upper()
@@ -76,7 +76,8 @@ def _algorithm(algorithm: Any) -> RandomAlgorithm:
             pass
     choices = ", ".join(a.name.lower() for a in RandomAlgorithm)
     raise InvalidArgumentError(
-        f"RngBitGenerator: unknown algorithm {algorithm!r}; use one of {choices}"
+        f"RngBitGenerator: unknown algorithm {algorithm!r}; use one of {choices} "
+        f"(initial state {state})"
     )
 
 
@@ -96,9 +97,9 @@ def RngBitGenerator(algorithm: RandomAlgorithm | str, initial_state: XlaOp, shap
     raw bits; convert or bitcast them to get numbers.
     """
     op_name = "RngBitGenerator"
-    chosen = _algorithm(algorithm)
-    requested = _result_shape(shape, op_name)
     state = shape_of(initial_state)
+    chosen = _algorithm(algorithm, state)
+    requested = _result_shape(shape, op_name)
     if not requested.is_array:
         raise InvalidArgumentError(
             f"{op_name}: unsupported shape {requested}: the bits must be an array "
