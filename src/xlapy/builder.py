@@ -17,6 +17,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import os
+import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -33,6 +34,7 @@ from .literal import Literal
 from .shape import ProgramShape, Shape
 from .xla_data import OpMetadata
 
+_HLO_NAME_INVALID = re.compile(r"[^A-Za-z0-9_.\-]")
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _unique_ids = itertools.count(1)
 
@@ -229,7 +231,10 @@ class XlaBuilder:
     def __init__(self, name: str) -> None:
         if not isinstance(name, str) or not name:
             raise InvalidArgumentError(f"a builder needs a non-empty name, got {name!r}")
-        self.name = name
+        # HLO names are [A-Za-z_][A-Za-z0-9_.-]*; other characters would not read back.
+        self.name = _HLO_NAME_INVALID.sub("_", name)
+        if not self.name[0].isalpha() and self.name[0] != "_":
+            self.name = "_" + self.name
         self._computation = HloComputation(name)
         self._callees: list[HloComputation] = []  # called computations, callees first
         self._embedded: dict[int, HloComputation] = {}  # id(XlaComputation) -> its entry here
