@@ -24,3 +24,13 @@ test: $(STAMP) lint
 
 clean-venv:
 	rm -rf $(VENV)
+
+# StableHLO conformance over ../shared/conformance/stablehlo (not part of `make test`):
+# the results table goes between the markers of docs/conformance.md. Failing cases are
+# the expected news (exit 1); any other exit status means the runner itself broke.
+CONFORMANCE_DATA ?= ../shared/conformance/stablehlo
+CONFORMANCE_ARGS ?=
+.PHONY: conformance
+conformance: $(STAMP)
+	$(PY) -m xlapy.conformance $(CONFORMANCE_DATA)/testdata $(CONFORMANCE_DATA)/interpret \
+		--markdown docs/conformance.md $(CONFORMANCE_ARGS) || test $$? -eq 1
