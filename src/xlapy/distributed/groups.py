@@ -48,8 +48,9 @@ def device_groups(
             for g in groups or [partitions]:
                 out.append([r * num_partitions + p for p in g])
     elif mode is CollectiveOpGroupMode.CROSS_REPLICA_AND_PARTITION:
+        # Partition-major, as the StableHLO spec orders cross_replica_and_partition groups.
         for g in groups or [replicas]:
-            out.append([r * num_partitions + p for r in g for p in partitions])
+            out.append([r * num_partitions + p for p in partitions for r in g])
     else:  # FLATTENED_ID
         out = groups or [list(range(num_replicas * num_partitions))]
     total = num_replicas * num_partitions

@@ -118,7 +118,9 @@ def _reduce_scatter(ctx: EvalContext, instruction: HloInstruction, operands: lis
 
 @kernel(Op.ALL_TO_ALL)
 def _all_to_all(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    group = group_of(_me(ctx), _groups_of(ctx, instruction), instruction.name)
+    # all-to-all has no use_global_device_ids: with a channel it is cross-partition.
+    groups = _groups_of(ctx, instruction, has_global_ids=False)
+    group = group_of(_me(ctx), groups, instruction.name)
     position = group.index(_me(ctx))
     dims = instruction.attributes.get("dimensions")
     if dims:  # array form: split along the dimension, chunk i to member i, concatenate back
@@ -159,7 +161,10 @@ def _ragged_all_to_all(
 def _collective_broadcast(
     ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
 ) -> Value:
-    group = group_of(_me(ctx), _groups_of(ctx, instruction, has_global_ids=False), instruction.name)
+    groups = _groups_of(ctx, instruction, has_global_ids=False)
+    if not any(_me(ctx) in g for g in groups):
+        return np.zeros_like(np.asarray(operands[0]))  # devices in no group receive zeros
+    group = group_of(_me(ctx), groups, instruction.name)
     gathered = _exchange(ctx, instruction, operands[0], group)
     return gathered[0]
 

@@ -39,8 +39,10 @@ from .movement import pad_array
 
 def _owned(array: np.ndarray) -> np.ndarray:
     """A contiguous, writable array: results of batched calls may be broadcast views."""
-    array = np.ascontiguousarray(array)
-    return array if array.flags.writeable else array.copy()
+    array = np.asarray(array)  # (np.ascontiguousarray would turn a 0-d result into 1-d)
+    if array.flags.c_contiguous and array.flags.writeable:
+        return array
+    return np.array(array, order="C", copy=True)
 
 
 def _pack(instruction: HloInstruction, results: list[np.ndarray]) -> Value:
