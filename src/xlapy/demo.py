@@ -7,6 +7,8 @@ seed's axpy and a small network with timings.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 import xlapy
@@ -64,31 +66,56 @@ def literals() -> None:
     print(f"  tuple: {format_literal(t, oneline=True)}")
 
 
-def axpy() -> None:
-    """The seed's tutorial: alpha * x + y, with parameters and with constants."""
-    from xlapy import ops
-    from xlapy.builder import XlaBuilder
+def _indent(text: str) -> str:
+    return "  " + text.strip().replace("\n", "\n  ")
 
-    _section("The seed's axpy, built with XlaBuilder (parameters)")
-    b = XlaBuilder("axpy")
+
+def axpy() -> None:
+    """The seed's tutorial: alpha * x + y, built, compiled and run through the client."""
+    from xlapy import ops
+
+    client = xlapy.local_client()
+    _section(f"The seed's axpy with parameters, run on the {client.platform} client")
+    b = xlapy.XlaBuilder("axpy")
     alpha = ops.Parameter(b, 0, Shape.parse("f32[]"), "alpha")
     x = ops.Parameter(b, 1, Shape.parse("f32[10]"), "x")
     y = ops.Parameter(b, 2, Shape.parse("f32[10]"), "y")
     ops.Add(ops.Mul(alpha, x), y)
     computation = b.build()
     print(f"  program shape: {computation.program_shape}")
-    print("  " + computation.to_hlo_text().strip().replace("\n", "\n  "))
+    print(_indent(computation.to_hlo_text()))
+    alpha_data = client.transfer_to_server(np.float32(2.0))
+    x_data = client.transfer_to_server(np.arange(10, dtype=np.float32))
+    y_data = client.transfer_to_server(np.ones(10, dtype=np.float32))
+    result = client.execute_and_transfer(computation, [alpha_data, x_data, y_data])
+    print(f"  execute_and_transfer(alpha=2, x=0..9, y=1) -> {format_literal(result)}")
+
+    start = time.perf_counter()
+    executable = client.compile(computation)
+    compiled = time.perf_counter() - start
+    args = (np.float32(0.5), np.arange(10, dtype=np.float32), np.zeros(10, np.float32))
+    calls = 200
+    start = time.perf_counter()
+    for _ in range(calls):
+        out = executable(*args)
+    per_call = (time.perf_counter() - start) / calls
+    print(
+        f"  compiled once in {compiled * 1e3:.1f} ms; called {calls} times, "
+        f"{per_call * 1e6:.0f} us per call -> {out.tolist()}"
+    )
 
     _section("The seed's axpy with constants")
-    b = XlaBuilder("axpy_constants")
+    b = xlapy.XlaBuilder("axpy_constants")
     alpha = ops.ConstantR0(b, 3.14, xlapy.F32)
     x = ops.ConstantR1(b, np.arange(10, dtype=np.float32))
     y = ops.ConstantR1(b, np.full(10, 5.0, dtype=np.float32))
     ops.Add(ops.Mul(alpha, x), y)
-    print("  " + b.build().to_hlo_text().strip().replace("\n", "\n  "))
+    computation = b.build()
+    print(_indent(computation.to_hlo_text()))
+    print(f"  execute_and_transfer() -> {format_literal(client.execute_and_transfer(computation))}")
 
     _section("Mistakes are caught when building, at the line that made them")
-    b = XlaBuilder("mistake")
+    b = xlapy.XlaBuilder("mistake")
     m = ops.Parameter(b, 0, Shape.parse("f32[2,3]"), "m")
     v = ops.Parameter(b, 1, Shape.parse("f32[2]"), "v")
     ops.Add(m, v)  # needs broadcast_dimensions=[0]

@@ -1,3 +1,12 @@
 """Interpreter kernels, one module per op family; importing this registers them all."""
 
-from . import collectives, control, indexing, linalg, movement, reductions, rng  # noqa: F401
+from . import (  # noqa: F401
+    collectives,
+    control,
+    elementwise,
+    indexing,
+    linalg,
+    movement,
+    reductions,
+    rng,
+)
