@@ -20,10 +20,10 @@ import pytest
 
 import xlapy
 from xlapy import computations
+from xlapy import ops as C
 from xlapy.builder import XlaBuilder, XlaComputation, XlaOp
 from xlapy.errors import InvalidArgumentError, UnimplementedError
 from xlapy.hlo import parse_module
-from xlapy import ops as C
 from xlapy.ops import elementwise as E
 from xlapy.ops import movement as M
 from xlapy.xla_data_sharding import (
