@@ -142,6 +142,8 @@ class Function:
     result_attributes: list[dict[str, Any]]
     body: Region
     line: int = 0
+    # Added for the parser: attributes of the function op itself (``attributes {..}``).
+    attributes: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
