@@ -19,7 +19,7 @@ import pytest
 
 from xlapy.conformance import checks, report
 from xlapy.conformance.__main__ import main
-from xlapy.conformance.execute import custom_call_checks, entry_function, run_program
+from xlapy.conformance.execute import entry_function, run_program
 from xlapy.conformance.runner import CaseResult, find_cases, op_of, run_cases
 from xlapy.errors import UnimplementedError
 from xlapy.hlo import parse_module
@@ -221,19 +221,30 @@ def two_ulp_apart(config: dict) -> str:
 
 
 def test_custom_call_form_uses_the_reference_bounds():
-    program = StubProgram({"main": two_ulp_apart(CLOSE_01)})
     # The check op's own bounds ([0, 1]) reject 2 ULP; JAX's custom-call form gets [0, 3].
+    program = StubProgram({"main": two_ulp_apart(CLOSE_01)})
     assert run_program(program, "interpreter", "t").status == "fail"
-    relaxed = run_program(program, "interpreter", "t", frozenset({"check.expect_close"}))
-    assert relaxed.status == "pass" and relaxed.tolerance == "[0, 3] ULP"
+    relaxed = StubProgram({"main": two_ulp_apart({**CLOSE_01, "form": "custom_call"})})
+    outcome = run_program(relaxed, "interpreter", "t")
+    assert outcome.status == "pass" and outcome.tolerance == "[0, 3] ULP"
 
 
-def test_custom_call_form_detected_from_source_text():
-    jax = "stablehlo.custom_call @check.expect_close(%2, %1) {has_side_effect = true}"
-    assert custom_call_checks(jax) == {"check.expect_close"}
-    dialect = "check.expect_close %0, %1, max_ulp_difference = 3 : tensor<f16>, tensor<f16>"
-    assert custom_call_checks(dialect) == frozenset()
-    assert custom_call_checks(jax + "\n" + dialect) == frozenset()
+def test_lowering_marks_the_custom_call_form():
+    from xlapy.stablehlo import parse_module
+
+    text = """func.func @main() {
+  %0 = stablehlo.constant dense<1.0> : tensor<f32>
+  stablehlo.custom_call @check.expect_close(%0, %0) {has_side_effect = true} : (tensor<f32>, tensor<f32>) -> ()
+  check.expect_close %0, %0, max_ulp_difference = 3 : tensor<f32>, tensor<f32>
+  func.return
+}"""
+    configs = [
+        i.attributes.get("backend_config")
+        for i in parse_module(text).entry.instructions
+        if i.opcode.value == "custom-call"
+    ]
+    assert len(configs) == 2
+    assert '"form": "custom_call"' in str(configs[0]) and "form" not in str(configs[1])
 
 
 def test_per_op_tolerance_is_reported(monkeypatch):
@@ -369,11 +380,11 @@ def test_sections_lines_and_names(tmp_path):
     folder = write_cases(tmp_path / "interpret", {"multi.mlir": SECTIONS, "one.mlir": PASS})
     cases = find_cases([folder])
     markers = [n for n, line in enumerate(SECTIONS.splitlines(), 1) if line == "// -----"]
-    # A section after the first is named by the line of its "// -----" marker.
+    # A section after the first is named by its first line, the one after its marker.
     assert [c.name for c in cases] == [
         "interpret/multi.mlir:1",
-        f"interpret/multi.mlir:{markers[0]}",
-        f"interpret/multi.mlir:{markers[1]}",
+        f"interpret/multi.mlir:{markers[0] + 1}",
+        f"interpret/multi.mlir:{markers[1] + 1}",
         "interpret/one.mlir",
     ]
     assert [c.section for c in cases[:3]] == [0, 1, 2]

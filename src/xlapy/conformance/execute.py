@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -72,15 +71,10 @@ class CaseOutcome:
 class CaseState:
     """What the custom-call targets of one case share: check results, probes, printout."""
 
-    def __init__(
-        self, program: Any, backend: str, op: str, custom_call_form: frozenset[str] = frozenset()
-    ) -> None:
+    def __init__(self, program: Any, backend: str, op: str) -> None:
         self.program = program
         self.backend = backend
         self.op = op
-        # Checks written as ``stablehlo.custom_call @check.*`` in this case's source: the
-        # reference judges those with fixed bounds of its own (see custom_call_checks).
-        self.custom_call_form = custom_call_form
         self.records: list[CheckRecord] = []
         self.probes: dict[str, list[np.ndarray]] = {}
         self.printed: list[str] = []
@@ -139,10 +133,8 @@ class CaseState:
         return CheckRecord("check.expect_eq", checks.check_eq(actual, expected), "exact")
 
     def _is_custom_call_form(self, target: str, config: dict[str, Any]) -> bool:
-        form = config.get("form")
-        if form is not None:
-            return form == "custom_call"
-        return target in self.custom_call_form
+        """JAX's ``stablehlo.custom_call @check.*`` spelling (the lowering marks it)."""
+        return config.get("form") == "custom_call"
 
     def _almost_eq(self, actual: Any, expected: Any, config: dict[str, Any]) -> CheckRecord:
         if self._is_custom_call_form("check.expect_almost_eq", config):
@@ -344,32 +336,9 @@ def entry_function(program: Any) -> str | None:
     )
 
 
-_CUSTOM_CALL_CHECK = re.compile(r"stablehlo\.custom_call\s+@(check\.[A-Za-z_]+)")
-_GENERIC_CUSTOM_CALL_CHECK = re.compile(r'call_target_name\s*=\s*"(check\.[A-Za-z_]+)"')
-_DIALECT_CHECK = re.compile(r"(?:^|[\s=\"])(check\.expect_[a-z_]+)\b(?!\()", re.MULTILINE)
-
-
-def custom_call_checks(text: str) -> frozenset[str]:
-    """The check targets that ``text`` only ever writes as ``stablehlo.custom_call @check.*``.
-
-    The reference interpreter judges that spelling (JAX's) with fixed bounds of
-    its own: expect_close within [0, 3] ULP, expect_almost_eq within 1e-3. The
-    lowered HLO no longer shows the spelling, so it is read from the source;
-    a target written both ways in one case is judged by the check op's rules.
-    """
-    called = set(_CUSTOM_CALL_CHECK.findall(text)) | set(_GENERIC_CUSTOM_CALL_CHECK.findall(text))
-    if not called:
-        return frozenset()
-    stripped = _CUSTOM_CALL_CHECK.sub("", _GENERIC_CUSTOM_CALL_CHECK.sub("", text))
-    dialect = {name.removesuffix("_const") for name in _DIALECT_CHECK.findall(stripped)}
-    return frozenset(called - dialect)
-
-
-def run_program(
-    program: Any, backend: str, op: str, custom_call_form: frozenset[str] = frozenset()
-) -> CaseOutcome:
+def run_program(program: Any, backend: str, op: str) -> CaseOutcome:
     """Run a parsed program's entry function and judge its checks."""
-    state = CaseState(program, backend, op, custom_call_form)
+    state = CaseState(program, backend, op)
     error: BaseException | None = None
     try:
         entry = entry_function(program)
@@ -441,7 +410,7 @@ def run_section(text: str, backend: str, op: str, source_file: str = "") -> Case
                 "error", f"the section holds {len(programs)} programs; expected one"
             )
         else:
-            outcome = run_program(programs[0], backend, op, custom_call_checks(text))
+            outcome = run_program(programs[0], backend, op)
     outcome.seconds = time.perf_counter() - started
     return outcome
 

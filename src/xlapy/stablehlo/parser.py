@@ -59,7 +59,8 @@ from .parse_lexer import SSA_USE, Scanner
 from .parse_ops import OpMixin
 from .parse_types import TypeMixin
 
-_SPLIT_MARKER = re.compile(r"^[ \t]*// -----[^\n]*$", re.M)
+# Like MLIR, a line holding the marker anywhere splits (even "// // -----").
+_SPLIT_MARKER = re.compile(r"^[^\n]*// -----[^\n]*$", re.M)
 _ALIAS_NAME = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.]*")
 _OP_START = re.compile(r'"?([A-Za-z_][A-Za-z0-9_$.]*)')
 _VISIBILITIES = ("public", "private", "nested")
