@@ -91,6 +91,16 @@ def literal_from_value(value: Value, shape: Shape) -> Literal:
     return Literal.from_numpy(array, layout=shape.layout, element_type=shape.element_type)
 
 
+def c_contiguous(value: Any, dtype: Any = None) -> np.ndarray:
+    """``value`` as a C-contiguous array of the same rank.
+
+    (``np.ascontiguousarray`` promotes a 0-d array to 1-d, which would change
+    the shape of scalar results.)
+    """
+    array = np.asarray(value, dtype=dtype)
+    return array if array.flags.c_contiguous else np.array(array, order="C")
+
+
 def array_for(shape: Shape, value: Any) -> np.ndarray:
     """``value`` as an array of ``shape``'s element type and dimensions."""
     return np.asarray(value, dtype=shape.element_type.dtype).reshape(shape.dimensions)
@@ -222,6 +232,7 @@ __all__ = [
     "Token",
     "Value",
     "array_for",
+    "c_contiguous",
     "evaluate",
     "kernel",
     "literal_from_value",

@@ -33,7 +33,7 @@ from ....errors import InvalidArgumentError
 from ....hlo.instruction import HloInstruction
 from ....hlo.opcode import HloOpcode as Op
 from ....types import PrimitiveType
-from ..evaluator import EvalContext, Value, kernel
+from ..evaluator import EvalContext, Value, c_contiguous, kernel
 from .elementwise_support import (
     as_result,
     bits_to_float,
@@ -211,8 +211,8 @@ def _bit_matrix(x: np.ndarray, et: PrimitiveType) -> np.ndarray:
     if width < 8:
         pattern = float_bits(x, et) if et.is_float else unsigned_bits(x, et)
         return np.unpackbits(pattern[..., None], axis=-1, bitorder="little")[..., :width]
-    data = np.ascontiguousarray(x, dtype=et.dtype)
-    octets = data.view(np.uint8).reshape(data.shape + (width // 8,))
+    data = c_contiguous(x, et.dtype)
+    octets = data.reshape(-1).view(np.uint8).reshape(data.shape + (width // 8,))
     if sys.byteorder == "big":
         octets = octets[..., ::-1]
     return np.unpackbits(octets, axis=-1, bitorder="little")
@@ -226,8 +226,8 @@ def _from_bit_matrix(bits: np.ndarray, et: PrimitiveType) -> np.ndarray:
         return bits_to_float(pattern, et) if et.is_float else bits_to_int(pattern, et)
     if sys.byteorder == "big":
         octets = octets[..., ::-1]
-    octets = np.ascontiguousarray(octets)
-    return octets.view(np.dtype(et.dtype)).reshape(bits.shape[:-1])
+    octets = c_contiguous(octets)
+    return octets.reshape(-1).view(np.dtype(et.dtype)).reshape(bits.shape[:-1])
 
 
 @kernel(Op.BITCAST_CONVERT)

@@ -21,6 +21,7 @@ import ml_dtypes
 import numpy as np
 
 from ....types import PrimitiveType
+from ..evaluator import c_contiguous
 
 P = PrimitiveType
 
@@ -114,14 +115,14 @@ def bits_to_int(bits: np.ndarray, et: PrimitiveType) -> np.ndarray:
 
 def float_bits(value: Any, et: PrimitiveType) -> np.ndarray:
     """The bit patterns of float values of type ``et`` as an unsigned integer array."""
-    array = np.ascontiguousarray(np.asarray(value, dtype=et.dtype))
+    array = c_contiguous(value, et.dtype)
     bits = array.view(f"u{array.dtype.itemsize}")
     return bits & np.uint8(0xF) if et.bit_width == 4 else bits
 
 
 def bits_to_float(bits: np.ndarray, et: PrimitiveType) -> np.ndarray:
     dtype = np.dtype(et.dtype)
-    return np.ascontiguousarray(bits.astype(f"u{dtype.itemsize}")).view(dtype)
+    return c_contiguous(bits.astype(f"u{dtype.itemsize}")).view(dtype)
 
 
 def as_result(value: Any, et: PrimitiveType) -> np.ndarray:

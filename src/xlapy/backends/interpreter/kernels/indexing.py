@@ -24,7 +24,7 @@ import numpy as np
 from ....hlo.computation import HloComputation
 from ....hlo.instruction import HloInstruction
 from ....hlo.opcode import HloOpcode as Op
-from ..evaluator import EvalContext, Value, kernel
+from ..evaluator import EvalContext, Value, c_contiguous, kernel
 
 # -- calling scalar computations ---------------------------------------------------
 
@@ -220,7 +220,7 @@ def _gather(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
         nb + offset_dims.index(p) if p in offset_dims else next(batch_axes)
         for p in range(len(result_shape))
     ]
-    return np.ascontiguousarray(np.transpose(full, perm))
+    return c_contiguous(np.transpose(full, perm))
 
 
 # -- scatter --------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from ....hlo.instruction import HloInstruction
 from ....hlo.opcode import HloOpcode as Op
 from ....literal import Literal
 from ....shape import Shape
-from ..evaluator import TOKEN, EvalContext, Value, kernel, value_from_literal
+from ..evaluator import TOKEN, EvalContext, Value, c_contiguous, kernel, value_from_literal
 
 
 def dtype_of(shape: Shape) -> np.dtype:
@@ -67,13 +67,13 @@ def _reshape(ctx: EvalContext, instruction: HloInstruction, operands: list[Value
 
 @kernel(Op.TRANSPOSE)
 def _transpose(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    return np.ascontiguousarray(np.transpose(operands[0], instruction.attributes["dimensions"]))
+    return c_contiguous(np.transpose(operands[0], instruction.attributes["dimensions"]))
 
 
 @kernel(Op.REVERSE)
 def _reverse(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     dims = tuple(instruction.attributes.get("dimensions", ()))
-    return np.ascontiguousarray(np.flip(operands[0], axis=dims)) if dims else np.array(operands[0])
+    return c_contiguous(np.flip(operands[0], axis=dims)) if dims else np.array(operands[0])
 
 
 @kernel(Op.SLICE)
@@ -212,7 +212,7 @@ def _bitcast(ctx: EvalContext, instruction: HloInstruction, operands: list[Value
             )
         data = np.frombuffer(data.tobytes(), dtype=dtype_of(target))
     try:
-        result = Literal(target, np.ascontiguousarray(data))
+        result = Literal(target, c_contiguous(data))
     except InvalidArgumentError as e:
         raise ctx.fail(instruction, f"the buffers of {source} and {target} differ: {e}") from None
     return np.array(result.to_numpy())

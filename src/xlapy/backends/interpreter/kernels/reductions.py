@@ -32,17 +32,15 @@ from ....hlo.instruction import HloInstruction
 from ....hlo.opcode import HloOpcode as Op
 from ....types import PrimitiveType
 from ....xla_data import ComparisonDirection, ComparisonType, Window
-from ..evaluator import EvalContext, Value, kernel
+from ..evaluator import EvalContext, Value, c_contiguous, kernel
 from .indexing import call_scalar, scatter_updates
 from .movement import pad_array
 
 
 def _owned(array: np.ndarray) -> np.ndarray:
     """A contiguous, writable array: results of batched calls may be broadcast views."""
-    array = np.asarray(array)  # (np.ascontiguousarray would turn a 0-d result into 1-d)
-    if array.flags.c_contiguous and array.flags.writeable:
-        return array
-    return np.array(array, order="C", copy=True)
+    array = c_contiguous(array)
+    return array if array.flags.writeable else array.copy()
 
 
 def _pack(instruction: HloInstruction, results: list[np.ndarray]) -> Value:
@@ -379,7 +377,7 @@ def _topk(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) 
     element_type = instruction.operands[0].shape.element_type
     order = _stable_order(_order_key(x, element_type), descending=largest)[..., :k]
     values = np.take_along_axis(x, order, axis=-1)
-    return (np.ascontiguousarray(values), order.astype(np.int32))
+    return (c_contiguous(values), order.astype(np.int32))
 
 
 __all__ = ["reduce_last_axis"]
