@@ -24,15 +24,6 @@ from xlapy.conformance.runner import CaseResult, find_cases, op_of, run_cases
 from xlapy.errors import UnimplementedError
 from xlapy.hlo import parse_module
 
-try:
-    from xlapy.stablehlo import parse_programs  # noqa: F401
-
-    IMPORTER = True
-except ImportError:  # the importer is written in parallel with the runner
-    IMPORTER = False
-
-needs_importer = pytest.mark.skipif(not IMPORTER, reason="xlapy.stablehlo is not importable yet")
-
 SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance" / "stablehlo"
 
 
@@ -395,7 +386,6 @@ def test_sections_lines_and_names(tmp_path):
     assert find_cases([folder], filter="one") == cases[3:]
 
 
-@needs_importer
 def test_pool_reports_every_outcome_and_survives_a_hang(tmp_path):
     folder = write_cases(
         tmp_path / "cases",
@@ -430,7 +420,6 @@ def test_pool_reports_every_outcome_and_survives_a_hang(tmp_path):
     assert parallel.status == "pass" and parallel.checks == 2, parallel.detail
 
 
-@needs_importer
 def test_a_crashed_worker_fails_its_case_alone(tmp_path):
     folder = write_cases(tmp_path / "cases", {"a_hang.mlir": HANG, "b_pass.mlir": PASS})
     results: list[CaseResult] = []
@@ -497,7 +486,6 @@ def test_markdown_keeps_the_prose_around_the_markers(tmp_path):
     assert report.BEGIN_MARKER in fresh.read_text()
 
 
-@needs_importer
 def test_cli_outputs(tmp_path, capsys):
     folder = write_cases(tmp_path / "cases", {"a_pass.mlir": PASS, "b_fail.mlir": FAIL})
     json_path, md_path = tmp_path / "out.json", tmp_path / "out.md"
@@ -545,8 +533,6 @@ REAL_FILES = [
 def real_results():
     if not SHARED.is_dir():
         pytest.skip(f"the conformance data is not here ({SHARED.resolve()})")
-    if not IMPORTER:
-        pytest.skip("xlapy.stablehlo is not importable yet")
     cases = find_cases([SHARED / name for name in REAL_FILES])
     return run_cases(cases, jobs=2, timeout=60)
 

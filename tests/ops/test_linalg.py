@@ -20,7 +20,6 @@ import scipy.linalg
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xlapy import ops
 from xlapy.builder import XlaBuilder, XlaComputation, XlaOp
 from xlapy.errors import InvalidArgumentError
 from xlapy.hlo import parse_module
@@ -176,7 +175,6 @@ def test_dot_types_precision_and_preferred_element_type() -> None:
     np.testing.assert_allclose(outs[4], x.astype(np.float64) @ y, rtol=1e-6)
 
 
-@pytest.mark.skipif(not hasattr(ops, "Dot"), reason="ops does not re-export linalg yet")
 def test_matmul_operator_builds_dot() -> None:
     c = build(lambda b: (lambda x, y: x @ y)(*params(b, "f32[2,3]", "f32[3]")))
     assert c.hlo_module.entry.root.opcode.value == "dot"

@@ -11,57 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xlapy.backends.interpreter import run
-from xlapy.backends.interpreter.evaluator import KERNELS
 from xlapy.backends.interpreter.kernels import indexing, movement, reductions  # noqa: F401
-from xlapy.hlo.opcode import HloOpcode as Op
-
-# -- elementwise kernels for the called computations ----------------------------------------
-# The elementwise kernels live in their own module; until it is importable, minimal numpy
-# stand-ins (installed for this module's tests only) let the reducers here run.
-
-
-def _stand_ins():
-    from xlapy.backends.interpreter.kernels.reductions import _order_key
-    from xlapy.xla_data import ComparisonDirection as D
-    from xlapy.xla_data import ComparisonType
-
-    def binary(fn):
-        return lambda ctx, ins, ops: np.asarray(fn(*ops)).astype(ins.shape.element_type.dtype)
-
-    directions = {D.LT: np.less, D.GT: np.greater, D.LE: np.less_equal,
-                  D.GE: np.greater_equal, D.EQ: np.equal, D.NE: np.not_equal}  # fmt: skip
-
-    def compare(ctx, ins, ops):
-        a, b = (np.asarray(o) for o in ops)
-        if ins.attributes.get("type") is ComparisonType.TOTALORDER:
-            et = ins.operands[0].shape.element_type
-            a, b = _order_key(a, et), _order_key(b, et)
-        return directions[ins.attributes["direction"]](a, b)
-
-    return {
-        Op.ADD: binary(np.add),
-        Op.SUBTRACT: binary(np.subtract),
-        Op.MULTIPLY: binary(np.multiply),
-        Op.MAXIMUM: binary(np.maximum),
-        Op.MINIMUM: binary(np.minimum),
-        Op.AND: binary(np.logical_and),
-        Op.OR: binary(np.logical_or),
-        Op.COMPARE: compare,
-        Op.SELECT: lambda ctx, ins, ops: np.where(*ops),
-    }
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _elementwise_kernels():
-    try:
-        import xlapy.backends.interpreter.kernels.elementwise  # noqa: F401
-    except Exception:  # not written yet, or half-written while this runs
-        pass
-    added = {op: fn for op, fn in _stand_ins().items() if op not in KERNELS}
-    KERNELS.update(added)
-    yield
-    for op in added:
-        del KERNELS[op]
 
 
 def binary(name, op, t="f32"):
