@@ -143,3 +143,15 @@ def test_seed_while_loop_adds_a_constant_vector_1000_times():
     ops.GetTupleElement(ops.While(condition, body, init), 1)
     out = xlapy.local_client().compile(b.build())()
     np.testing.assert_array_equal(out, 1000 * np.float32([1, 2, 3, 4]))
+
+
+def test_infeed_and_outfeed_queues_per_device():
+    b = xlapy.XlaBuilder("feeds")
+    x = ops.Infeed(b, S("f32[3]"))
+    doubled = ops.Mul(x, 2.0)
+    ops.Outfeed(doubled, S("f32[3]"), "")
+    ops.Add(doubled, 1.0)
+    exe = xlapy.local_client().compile(b.build())
+    exe.infeed[0].put(np.float32([1, 2, 3]))
+    np.testing.assert_array_equal(exe(), [3, 5, 7])
+    np.testing.assert_array_equal(exe.outfeed[0].get(timeout=1), [2, 4, 6])
