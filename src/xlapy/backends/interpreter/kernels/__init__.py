@@ -6,6 +6,7 @@ from . import (  # noqa: F401
     elementwise,
     indexing,
     linalg,
+    linalg_ragged,
     movement,
     reductions,
     rng,
