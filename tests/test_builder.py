@@ -182,10 +182,13 @@ def test_get_shape_and_program_shape():
 
 def test_build_once():
     b = XlaBuilder("once")
-    ops.Parameter(b, 0, S("f32[]"), "x")
+    x = ops.Parameter(b, 0, S("f32[]"), "x")
     b.build()
     with pytest.raises(InvalidArgumentError, match="already been built"):
         b.build()
+    # An op added after build() has nobody to report to later: it raises at once.
+    with pytest.raises(InvalidArgumentError, match="already built its computation"):
+        ops.Neg(x)
 
 
 def test_metadata_records_the_python_call_site():

@@ -291,8 +291,11 @@ class XlaBuilder:
         return self._first_error
 
     def report_error(self, error: XlaError) -> None:
-        """Record ``error`` (the first one wins) or raise it in die-immediately mode."""
-        if self._die_immediately:
+        """Record ``error`` (the first one wins) or raise it in die-immediately mode.
+
+        After ``build()`` there is no later call to report to, so it raises.
+        """
+        if self._die_immediately or self._built:
             raise error
         if self._first_error is None:
             self._first_error = error
