@@ -8,12 +8,14 @@ mistake in one of them. It uses jaxlib's internal client API (pinned by the
 
 from __future__ import annotations
 
+import multiprocessing
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from ..errors import FailedPreconditionError, InvalidArgumentError
+from ..errors import FailedPreconditionError, InternalError, InvalidArgumentError
 
 
 def available() -> bool:
@@ -52,11 +54,7 @@ def compile_hlo_text(text: str) -> Any:
     return backend.compile_and_load(mlir, devices, xc.CompileOptions())
 
 
-def run_hlo_text(text: str, arguments: Sequence[Any]) -> list[np.ndarray]:
-    """Run the entry computation on ``arguments``; one numpy array per result leaf.
-
-    A tuple result is flattened into its elements (as XLA returns them).
-    """
+def _run_in_process(text: str, arguments: Sequence[Any]) -> list[np.ndarray]:
     jax, _ = _client()
     executable = compile_hlo_text(text)
     device = executable.local_devices()[0]
@@ -66,10 +64,97 @@ def run_hlo_text(text: str, arguments: Sequence[Any]) -> list[np.ndarray]:
     return [np.asarray(per_device[0]) for per_device in arrays]
 
 
+class XlaCrashedError(InternalError):
+    """XLA itself aborted (a CHECK failure) or hung on a program: a bug of XLA's, or an
+    HLO it does not validate. The oracle's worker process is replaced."""
+
+
+def _serve(connection: Any) -> None:
+    """The worker: runs programs for the parent until the pipe closes."""
+    while True:
+        try:
+            text, arguments = connection.recv()
+        except EOFError:
+            return
+        try:
+            connection.send(("ok", _run_in_process(text, arguments)))
+        except Exception as e:  # noqa: BLE001  (reported to the parent as it was)
+            connection.send(("error", (type(e).__name__, str(e))))
+
+
+class _Worker:
+    """A long-lived child process holding XLA, so that an XLA abort kills it, not us."""
+
+    def __init__(self) -> None:
+        context = multiprocessing.get_context("spawn")
+        self.connection, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(child,), daemon=True)
+        self.process.start()
+        child.close()
+
+    def run(self, text: str, arguments: list[np.ndarray], timeout: float) -> list[np.ndarray]:
+        try:
+            self.connection.send((text, arguments))
+        except OSError:  # the worker is gone (BrokenPipeError)
+            code = self.process.exitcode
+            self.stop()
+            raise XlaCrashedError(f"XLA aborted (exit code {code}) before this program") from None
+        if not self.connection.poll(timeout):
+            self.stop()
+            raise XlaCrashedError(f"XLA did not finish within {timeout:g} s")
+        try:
+            status, payload = self.connection.recv()
+        except EOFError:
+            code = self.process.exitcode
+            self.stop()
+            raise XlaCrashedError(f"XLA aborted (exit code {code}) on this program") from None
+        if status == "error":
+            name, message = payload
+            raise (InvalidArgumentError if name == "InvalidArgumentError" else InternalError)(
+                message
+            )
+        return payload
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.join()
+
+
+_worker: _Worker | None = None
+_worker_lock = threading.Lock()
+TIMEOUT_SECONDS = 300.0
+
+
+def run_hlo_text(text: str, arguments: Sequence[Any]) -> list[np.ndarray]:
+    """Run the entry computation on ``arguments``; one numpy array per result leaf.
+
+    A tuple result is flattened into its elements (as XLA returns them). XLA
+    runs in a worker process: if it aborts, ``XlaCrashedError`` is raised here
+    and the next call starts a new worker.
+    """
+    global _worker
+    _client()  # fail early and clearly when jax is missing
+    arrays = [np.asarray(a) for a in arguments]
+    with _worker_lock:
+        if _worker is None or not _worker.process.is_alive():
+            _worker = _Worker()
+        try:
+            return _worker.run(text, arrays, TIMEOUT_SECONDS)
+        except XlaCrashedError:
+            _worker = None
+            raise
+
+
 def run_computation(computation: Any, arguments: Sequence[Any]) -> list[np.ndarray]:
     """Run an ``XlaComputation`` or ``HloModule`` built with xlapy on the real XLA."""
     module = getattr(computation, "hlo_module", computation)
     return run_hlo_text(module.to_text(), arguments)
 
 
-__all__ = ["available", "compile_hlo_text", "run_computation", "run_hlo_text"]
+__all__ = [
+    "XlaCrashedError",
+    "available",
+    "compile_hlo_text",
+    "run_computation",
+    "run_hlo_text",
+]
