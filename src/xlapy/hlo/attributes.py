@@ -42,6 +42,7 @@ from ..xla_data import (
     Transpose,
     Window,
 )
+from . import attributes_sharding as sharding_syntax
 from . import attributes_values as v
 from .attributes_text import (
     Cursor,
@@ -282,13 +283,13 @@ ATTRIBUTE_SYNTAX: dict[str, AttributeSyntax] = {
     ),
     "sharding": AttributeSyntax(
         "a sharding such as {replicated} or {devices=[2,2]<=[4]}",
-        v.parse_sharding,
-        v.format_sharding,
+        sharding_syntax.parse_sharding,
+        sharding_syntax.format_sharding,
     ),
     "domain": AttributeSyntax(
         'a domain such as {kind="sharding", entry={...}, exit={...}}',
-        v.parse_domain,
-        v.format_domain,
+        sharding_syntax.parse_domain,
+        sharding_syntax.format_domain,
     ),
     "metadata": AttributeSyntax(
         'metadata such as {op_type="Add" op_name="add"}', v.parse_metadata, v.format_metadata
