@@ -104,6 +104,19 @@ def operand_pair(lhs: Any, rhs: Any, op_name: str) -> tuple[XlaOp, XlaOp]:
     return as_op(lhs, rhs_op, op_name, builder), as_op(rhs, lhs_op, op_name, builder)
 
 
+def require_op(value: Any, what: str, op_name: str) -> XlaOp:
+    """``value`` if it is an op that was built; a clear error for anything else.
+
+    A failed op ends the call quietly (its error is already recorded).
+    """
+    if not isinstance(value, XlaOp):
+        raise InvalidArgumentError(
+            f"{op_name}: {what} must be an XlaOp, got {type(value).__name__}"
+        )
+    shape_of(value)
+    return value
+
+
 def shape_of(op: XlaOp) -> Shape:
     if op.instruction is None:
         raise BuildFailed()

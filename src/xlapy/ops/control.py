@@ -25,18 +25,9 @@ from ..xla_data import (
     FrontendAttributes,
     OutputOperandAliasing,
 )
-from ._support import builder_op, shape_of
+from ._support import builder_op, require_op, shape_of
 
 ComputationArg = XlaComputation | Callable[..., Any]
-
-
-def _require_op(value: Any, what: str, op_name: str) -> XlaOp:
-    if not isinstance(value, XlaOp):
-        raise InvalidArgumentError(
-            f"{op_name}: {what} must be an XlaOp, got {type(value).__name__}"
-        )
-    shape_of(value)  # a failed op ends the call quietly (its error is already recorded)
-    return value
 
 
 def _require_ops(values: Any, what: str, op_name: str) -> list[XlaOp]:
@@ -44,7 +35,7 @@ def _require_ops(values: Any, what: str, op_name: str) -> list[XlaOp]:
         raise InvalidArgumentError(
             f"{op_name}: {what} must be a list of XlaOps, got {type(values).__name__}"
         )
-    return [_require_op(v, f"{what}[{i}]", op_name) for i, v in enumerate(values)]
+    return [require_op(v, f"{what}[{i}]", op_name) for i, v in enumerate(values)]
 
 
 def _require_builder(builder: Any, op_name: str) -> XlaBuilder:
@@ -69,7 +60,7 @@ def While(condition: ComputationArg, body: ComputationArg, init: XlaOp) -> XlaOp
     The state has the shape of ``init`` throughout; the result is the state
     after the last iteration.
     """
-    init = _require_op(init, "init", "While")
+    init = require_op(init, "init", "While")
     builder, state = init.builder, shape_of(init)
     cond = builder.computation_arg(condition, [state], "While", "condition")
     loop = builder.computation_arg(body, [state], "While", "body")
@@ -85,10 +76,10 @@ def _predicated(
     false_operand: XlaOp,
     false_computation: ComputationArg,
 ) -> XlaOp:
-    predicate = _require_op(predicate, "predicate", "Conditional")
+    predicate = require_op(predicate, "predicate", "Conditional")
     operands = [
-        _require_op(true_operand, "true_operand", "Conditional"),
-        _require_op(false_operand, "false_operand", "Conditional"),
+        require_op(true_operand, "true_operand", "Conditional"),
+        require_op(false_operand, "false_operand", "Conditional"),
     ]
     if not _is_scalar(shape_of(predicate), PrimitiveType.PRED):
         raise InvalidArgumentError(
@@ -115,7 +106,7 @@ def _indexed(
     branch_computations: Sequence[ComputationArg],
     branch_operands: Sequence[XlaOp],
 ) -> XlaOp:
-    branch_index = _require_op(branch_index, "branch_index", "Conditional")
+    branch_index = require_op(branch_index, "branch_index", "Conditional")
     operands = _require_ops(branch_operands, "branch_operands", "Conditional")
     if not isinstance(branch_computations, (list, tuple)):
         raise InvalidArgumentError(

@@ -21,6 +21,7 @@ from ._support import (
     builder_op,
     operand_pair,
     primitive_type,
+    require_op,
     shape_of,
 )
 
@@ -62,10 +63,7 @@ _UNARY = {
 def _make_unary(name: str, opcode: Op):
     @builder_op(name)
     def unary(operand: XlaOp) -> XlaOp:
-        if not isinstance(operand, XlaOp):
-            from ..errors import InvalidArgumentError
-
-            raise InvalidArgumentError(f"{name}: operand must be an XlaOp, got {operand!r}")
+        operand = require_op(operand, "operand", name)
         return operand.builder.add_instruction(opcode, [operand], op_name=name)
 
     unary.__name__ = unary.__qualname__ = name

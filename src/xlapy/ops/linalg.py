@@ -33,7 +33,7 @@ from ..xla_data import (
     Window,
     make_padding,
 )
-from ._support import builder_op, int_tuple, operand_pair, primitive_type, shape_of
+from ._support import builder_op, int_tuple, operand_pair, primitive_type, require_op, shape_of
 
 # -- shared helpers -----------------------------------------------------------------------
 
@@ -42,15 +42,6 @@ def _fail(op_name: str, message: str, operands: Sequence[XlaOp]) -> NoReturn:
     """Raise in the same form as shape inference: the op, the problem, the operand shapes."""
     shapes = ", ".join(str(shape_of(op)) for op in operands) or "none"
     raise InvalidArgumentError(f"{op_name}: {message} (operand shapes: {shapes})")
-
-
-def _require_op(value: Any, what: str, op_name: str) -> XlaOp:
-    if not isinstance(value, XlaOp):
-        raise InvalidArgumentError(
-            f"{op_name}: {what} must be an XlaOp, got {type(value).__name__}"
-        )
-    shape_of(value)  # a failed op ends the call quietly (its error is already recorded)
-    return value
 
 
 def _builder(operand: XlaOp) -> XlaBuilder:
@@ -205,9 +196,9 @@ def RaggedDot(
 ) -> XlaOp:
     """A dot whose lhs ragged dimension is cut into groups of ``group_sizes`` rows."""
     operands = [
-        _require_op(lhs, "lhs", "RaggedDot"),
-        _require_op(rhs, "rhs", "RaggedDot"),
-        _require_op(group_sizes, "group_sizes", "RaggedDot"),
+        require_op(lhs, "lhs", "RaggedDot"),
+        require_op(rhs, "rhs", "RaggedDot"),
+        require_op(group_sizes, "group_sizes", "RaggedDot"),
     ]
     if not isinstance(dimension_numbers, RaggedDotDimensionNumbers):
         raise InvalidArgumentError(
@@ -239,7 +230,7 @@ def ScaledDot(
     """
     names = ("lhs", "rhs", "lhs_scale", "rhs_scale")
     operands = [
-        _require_op(v, n, "ScaledDot")
+        require_op(v, n, "ScaledDot")
         for v, n in zip((lhs, rhs, lhs_scale, rhs_scale), names, strict=True)
     ]
     attributes = _dot_attributes(dimension_numbers, "ScaledDot")
@@ -497,7 +488,7 @@ def ConvGeneralDilated(
 @builder_op("Fft")
 def Fft(operand: XlaOp, fft_type: FftType | str, fft_length: Sequence[int]) -> XlaOp:
     """FFT/IFFT/RFFT/IRFFT over the innermost ``len(fft_length)`` dimensions."""
-    operand = _require_op(operand, "operand", "Fft")
+    operand = require_op(operand, "operand", "Fft")
     if isinstance(fft_type, str) and fft_type.upper() in FftType.__members__:
         fft_type = FftType[fft_type.upper()]
     if fft_type not in set(FftType):
@@ -521,7 +512,7 @@ def Cholesky(a: XlaOp, lower: bool = True) -> XlaOp:
     other triangle implementation-defined and gives NaNs for matrices that
     are not positive definite.
     """
-    a = _require_op(a, "a", "Cholesky")
+    a = require_op(a, "a", "Cholesky")
     attributes = {"lower": True} if lower else {}
     return _builder(a).add_instruction(Op.CHOLESKY, [a], attributes=attributes, op_name="Cholesky")
 
@@ -551,8 +542,8 @@ def TriangularSolve(
     transpose_a: Transpose | str,
 ) -> XlaOp:
     """Solve op(a) x = b (``left_side``) or x op(a) = b for x, a being triangular."""
-    a = _require_op(a, "a", "TriangularSolve")
-    b = _require_op(b, "b", "TriangularSolve")
+    a = require_op(a, "a", "TriangularSolve")
+    b = require_op(b, "b", "TriangularSolve")
     attributes: dict[str, Any] = {}
     for name, value in (
         ("left_side", left_side),
@@ -574,7 +565,7 @@ def _batch_norm(
     op_name: str, opcode: Op, operands: Sequence[tuple[str, Any]], epsilon: float,
     feature_index: int,
 ) -> XlaOp:  # fmt: skip
-    ops = [_require_op(v, n, op_name) for n, v in operands]
+    ops = [require_op(v, n, op_name) for n, v in operands]
     try:
         attributes = {"epsilon": float(epsilon), "feature_index": int(feature_index)}
     except (TypeError, ValueError):
