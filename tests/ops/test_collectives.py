@@ -23,9 +23,9 @@ from xlapy import computations
 from xlapy import ops as C
 from xlapy.builder import XlaBuilder, XlaComputation, XlaOp
 from xlapy.errors import InvalidArgumentError, UnimplementedError
-from xlapy.hlo import parse_module
 from xlapy.ops import elementwise as E
 from xlapy.ops import movement as M
+from xlapy.testing.builders import built, params, run, shape_is
 from xlapy.xla_data_sharding import (
     ChannelHandle,
     ChannelType,
@@ -38,30 +38,6 @@ ADD_F32 = computations.add(xlapy.F32)
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-def built(builder: XlaBuilder, *results: XlaOp) -> XlaComputation:
-    """Build with the results (a tuple root for several), checking the text round trip."""
-    root = results[0] if len(results) == 1 else M.Tuple(builder, list(results))
-    computation = builder.build(root)
-    text = computation.to_hlo_text()
-    assert parse_module(text).to_text() == text
-    return computation
-
-
-def run(computation: XlaComputation, *args: np.ndarray) -> list[np.ndarray]:
-    pytest.importorskip("jax", reason="jax runs the real XLA, the oracle of these tests")
-    from xlapy.testing.xla_oracle import run_computation
-
-    return run_computation(computation, list(args))
-
-
-def params(b: XlaBuilder, *shapes: str) -> list[XlaOp]:
-    return [M.Parameter(b, i, S(s), f"p{i}") for i, s in enumerate(shapes)]
-
-
-def shape_is(op: XlaOp, text: str) -> None:
-    assert op.shape.compatible(S(text)), f"{op.shape} is not {text}"
 
 
 def line_of(op: XlaOp) -> str:

@@ -16,35 +16,15 @@ import pytest
 import xlapy
 from xlapy import computations as C
 from xlapy import ops
-from xlapy.builder import XlaBuilder, XlaComputation, XlaOp
+from xlapy.builder import XlaBuilder, XlaOp
 from xlapy.errors import InvalidArgumentError
-from xlapy.hlo import parse_module
 from xlapy.ops import reductions as R
+from xlapy.testing.builders import built, run, shape_is
 from xlapy.xla_data import GatherDimensionNumbers as GDN
 from xlapy.xla_data import ScatterDimensionNumbers as SDN
 
 S = xlapy.Shape.parse
 F32, S32 = xlapy.F32, xlapy.S32
-
-
-def built(builder: XlaBuilder, *results: XlaOp) -> XlaComputation:
-    """Build with the results as a tuple root, checking the text round trip."""
-    root = results[0] if len(results) == 1 else ops.Tuple(builder, list(results))
-    computation = builder.build(root)
-    text = computation.to_hlo_text()
-    assert parse_module(text).to_text() == text
-    return computation
-
-
-def run(computation: XlaComputation, *args: np.ndarray) -> list[np.ndarray]:
-    pytest.importorskip("jax", reason="jax runs the real XLA, the oracle of these tests")
-    from xlapy.testing.xla_oracle import run_computation
-
-    return run_computation(computation, list(args))
-
-
-def shape_is(op: XlaOp, text: str) -> None:
-    assert op.shape.compatible(S(text)), f"{op.shape} is not {text}"
 
 
 def params(*shapes: str) -> Callable[[XlaBuilder], tuple]:

@@ -8,9 +8,6 @@ numpy/scipy references written independently here.
 
 from __future__ import annotations
 
-import inspect
-import linecache
-import os
 import re
 from collections.abc import Callable, Sequence
 
@@ -21,12 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xlapy.builder import XlaBuilder, XlaComputation, XlaOp
-from xlapy.errors import InvalidArgumentError
 from xlapy.hlo import parse_module
 from xlapy.ops import linalg as la
 from xlapy.ops import movement as mv
 from xlapy.shape import Shape
 from xlapy.testing import xla_oracle
+from xlapy.testing.builders import expect_error, params, run
 from xlapy.types import PrimitiveType
 from xlapy.xla_data import (
     ConvolutionDimensionNumbers,
@@ -45,11 +42,6 @@ S = Shape.parse
 RNG = np.random.default_rng(1234)
 
 # -- helpers ----------------------------------------------------------------------------------
-
-
-def params(b: XlaBuilder, *shapes: str) -> list[XlaOp]:
-    # Tuple shapes get their layouts here: Parameter lays out arrays only (reported).
-    return [mv.Parameter(b, i, S(s).with_default_layout(), f"p{i}") for i, s in enumerate(shapes)]
 
 
 def _instruction_lines(text: str) -> list[str]:
@@ -78,41 +70,9 @@ def check_text(computation: XlaComputation) -> str:
     return text
 
 
-def run(computation: XlaComputation, *args: np.ndarray) -> list[np.ndarray]:
-    pytest.importorskip("jax", reason="the XLA oracle needs jax")
-    return xla_oracle.run_computation(computation, list(args))
-
-
 def build(fn: Callable[[XlaBuilder], XlaOp], name: str = "t") -> XlaComputation:
     b = XlaBuilder(name)
     return b.build(fn(b))
-
-
-def expect_error(op_name: str, make: Callable[[XlaBuilder], object], *fragments: str) -> None:
-    """``make`` builds one invalid op: recorded for build() by default, raised at once when
-    the builder dies immediately; either way naming the op, the fragments and this file's
-    line of the offending call."""
-    b = XlaBuilder("bad")
-    result = make(b)
-    assert isinstance(result, XlaOp) and result.instruction is None
-    with pytest.raises(InvalidArgumentError) as deferred:
-        b.build()
-    now = XlaBuilder("bad_now")
-    now.set_die_immediately_on_error(True)
-    with pytest.raises(InvalidArgumentError) as immediate:
-        make(now)
-    source, start = inspect.getsourcelines(make)
-    for error in (deferred.value, immediate.value):
-        message = str(error)
-        assert message.startswith(f"{op_name}:"), message
-        for fragment in fragments:
-            assert fragment in message, (fragment, message)
-        where = re.search(r"\[at ([^\[\]]+):(\d+)\]$", message)
-        assert where is not None, message
-        assert os.path.samefile(where.group(1), __file__)
-        line = int(where.group(2))
-        assert start <= line < start + len(source)
-        assert f"{op_name}(" in linecache.getline(__file__, line)
 
 
 def text(element_type: str, dims: Sequence[int]) -> str:

@@ -17,35 +17,12 @@ import pytest
 import xlapy
 from xlapy.builder import XlaBuilder, XlaComputation, XlaOp
 from xlapy.errors import InvalidArgumentError
-from xlapy.hlo import parse_module
 from xlapy.ops import movement as M
 from xlapy.ops import random as R
+from xlapy.testing.builders import built, params, run, shape_is
 from xlapy.xla_data import RandomAlgorithm
 
 S = xlapy.Shape.parse
-
-
-def built(builder: XlaBuilder, *results: XlaOp) -> XlaComputation:
-    root = results[0] if len(results) == 1 else M.Tuple(builder, list(results))
-    computation = builder.build(root)
-    text = computation.to_hlo_text()
-    assert parse_module(text).to_text() == text
-    return computation
-
-
-def run(computation: XlaComputation, *args: np.ndarray) -> list[np.ndarray]:
-    pytest.importorskip("jax", reason="jax runs the real XLA, the oracle of these tests")
-    from xlapy.testing.xla_oracle import run_computation
-
-    return run_computation(computation, list(args))
-
-
-def params(b: XlaBuilder, *shapes: str) -> list[XlaOp]:
-    return [M.Parameter(b, i, S(s), f"p{i}") for i, s in enumerate(shapes)]
-
-
-def shape_is(op: XlaOp, text: str) -> None:
-    assert op.shape.compatible(S(text)), f"{op.shape} is not {text}"
 
 
 def check_invalid(shapes: tuple[str, ...], call: Callable[..., XlaOp], *fragments: str) -> None:
