@@ -26,7 +26,7 @@ from .hlo.module import HloModule
 from .literal import Literal
 from .shape import ProgramShape, Shape
 
-DEFAULT_PLATFORM = "interpreter"  # becomes "cpu" when the CPU backend lands
+DEFAULT_PLATFORM = "interpreter"  # switched to "cpu" once the elemental emitters land
 
 
 @dataclass
@@ -102,6 +102,7 @@ class Executable:
         self.hlo_module = module
         self.options = options
         self._executable = backend_executable
+        self._fast_call = getattr(backend_executable, "call_numpy", None)
         entry = module.entry.program_shape
         self.program_shape = ProgramShape(entry.parameters, entry.result, entry.parameter_names)
 
@@ -109,6 +110,11 @@ class Executable:
     def fallback_ops(self) -> list[str]:
         """Ops that run through interpreter kernels rather than native code."""
         return list(getattr(self._executable, "fallback_ops", []))
+
+    @property
+    def hlo_module_after_optimizations(self) -> HloModule:
+        """The module as the backend compiled it (after passes and fusion)."""
+        return getattr(self._executable, "hlo_module_after_optimizations", self.hlo_module)
 
     @property
     def num_devices(self) -> int:
@@ -167,6 +173,10 @@ class Executable:
         A replicated executable runs every device on the same arguments and
         returns the list of per-device results.
         """
+        if self._fast_call is not None:
+            result = self._fast_call(arguments)
+            if result is not None:
+                return result
         literals = [
             self.client._literal_of(a)
             if isinstance(a, GlobalData)
@@ -208,11 +218,28 @@ def _interpreter_options(options: CompileOptions) -> Any:
     )
 
 
+def _cpu_backend() -> Any:
+    from .backends.cpu import CpuBackend
+
+    return CpuBackend()
+
+
+def _cpu_options(options: CompileOptions) -> Any:
+    from .backends.cpu import CpuOptions
+
+    return CpuOptions(
+        num_replicas=options.num_replicas,
+        num_partitions=options.num_partitions,
+        **options.backend_options,
+    )
+
+
 # platform name -> (backend factory, options adapter)
 _PLATFORMS = {
+    "cpu": (_cpu_backend, _cpu_options),
     "interpreter": (_interpreter_backend, _interpreter_options),
 }
-_PLANNED = {"cpu": "the CPU compiler is not built yet; use platform='interpreter'"}
+_PLANNED: dict[str, str] = {}
 
 
 class LocalClient:

@@ -1,0 +1,277 @@
+"""Emit one LLVM module for a whole HLO module: a native function per computation.
+
+Every computation the native code runs (the entry, while bodies and
+conditions, conditional branches, called computations) becomes
+``i32 f(i8* ctx, i8** args, i8** results, i8* arena)``: ``args`` and
+``results`` are the leaf buffers of its parameters and its result, ``arena``
+holds every temporary (see ``buffers``), and the return value is 0 or the
+status of a failed fallback. The entry's function is what an execution calls,
+so a run never returns to Python except for the instructions that have no
+native emitter yet (``fallback``).
+
+Per instruction, the emitter is chosen through tables: ``THUNK_EMITTERS`` for
+instructions emitted whole (control flow, dot, reduce, copies...), the loop
+kernels of ``emit_loops`` for fusions and single elementwise or movement
+instructions, and the fallback for everything else. An emitter that raises
+``NotEmittable`` before it has touched the caller's function falls back too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from llvmlite import ir
+
+from ...hlo.computation import HloComputation
+from ...hlo.instruction import HloInstruction
+from ...hlo.module import HloModule
+from ...hlo.opcode import HloOpcode
+from ...shape import Shape
+from . import jit
+from .buffers import ALIGNMENT, ComputationBuffers, Slot, ValueTree, assign_computation, leaves
+from .ir_support import i64, load_pointer, pointer_table
+from .llvm_types import I8, I8_PTR, I32, I64, VOID, NotEmittable
+
+Op = HloOpcode
+I8_PTR_PTR = I8_PTR.as_pointer()
+COMPUTATION_TYPE = ir.FunctionType(I32, [I8_PTR, I8_PTR_PTR, I8_PTR_PTR, I8_PTR])
+KERNEL_TYPE = ir.FunctionType(VOID, [I8_PTR_PTR, I64, I64])
+FALLBACK_TYPE = ir.FunctionType(I32, [I8_PTR, I64, I8_PTR_PTR])
+
+# Instructions that only name (part of) another value: no code.
+NO_CODE = frozenset(
+    {
+        Op.PARAMETER,
+        Op.CONSTANT,
+        Op.TUPLE,
+        Op.GET_TUPLE_ELEMENT,
+        Op.OPTIMIZATION_BARRIER,
+        Op.ADD_DEPENDENCY,
+        Op.AFTER_ALL,
+    }
+)
+
+ThunkEmitter = Callable[["FunctionEmitter", HloInstruction], None]
+THUNK_EMITTERS: dict[HloOpcode, ThunkEmitter] = {}
+
+
+def thunk_emitter(*opcodes: HloOpcode) -> Callable[[ThunkEmitter], ThunkEmitter]:
+    def register(fn: ThunkEmitter) -> ThunkEmitter:
+        for opcode in opcodes:
+            THUNK_EMITTERS[opcode] = fn
+        return fn
+
+    return register
+
+
+class ModuleEmitter:
+    """State shared by every function of one executable's LLVM module."""
+
+    def __init__(self, module: HloModule, options: Any) -> None:
+        self.hlo = module
+        self.options = options
+        self.ir = jit.new_module(module.name)
+        self.keep_alive: list[np.ndarray] = []
+        self.thunks: list[Any] = []  # fallback.FallbackThunk, index = thunk id
+        self.native_ops: set[str] = set()
+        self.fallback_ops: set[str] = set()
+        self.kernel_count = 0
+        self.arena_size = 0
+        self.buffers: dict[int, ComputationBuffers] = {}
+        self._functions: dict[int, ir.Function] = {}
+        self._names: set[str] = set()
+        self.fallback_function = ir.Function(self.ir, FALLBACK_TYPE, "xlapy_fallback")
+        self.parallel_for = ir.Function(
+            self.ir,
+            ir.FunctionType(VOID, [KERNEL_TYPE.as_pointer(), I8_PTR_PTR, I64, I64]),
+            "xlapy_parallel_for",
+        )
+        self._memcpy = None
+
+    # -- helpers ---------------------------------------------------------------------------
+    def unique_name(self, base: str) -> str:
+        name = "".join(c if c.isalnum() or c in "._" else "_" for c in base)
+        candidate, n = name, 0
+        while candidate in self._names:
+            n += 1
+            candidate = f"{name}.{n}"
+        self._names.add(candidate)
+        return candidate
+
+    def reserve(self, size: int) -> int:
+        """A private region of ``size`` bytes in the arena; returns its offset."""
+        offset = self.arena_size
+        self.arena_size += max(ALIGNMENT, -(-size // ALIGNMENT) * ALIGNMENT)
+        return offset
+
+    def constant_address(self, array: np.ndarray) -> int:
+        array = np.ascontiguousarray(array)
+        if array.nbytes == 0:
+            array = np.zeros(1, np.uint8)
+        self.keep_alive.append(array)
+        return array.ctypes.data
+
+    def constant_pointer(self, b: ir.IRBuilder, array: np.ndarray) -> ir.Value:
+        return ir.Constant(I64, self.constant_address(array)).inttoptr(I8_PTR)
+
+    def memcpy(self, b: ir.IRBuilder, dst: ir.Value, src: ir.Value, nbytes: int) -> None:
+        if nbytes <= 0:
+            return
+        if self._memcpy is None:
+            self._memcpy = self.ir.declare_intrinsic("llvm.memcpy", [I8_PTR, I8_PTR, I64])
+        b.call(self._memcpy, [dst, src, i64(nbytes), ir.Constant(ir.IntType(1), 0)])
+
+    # -- computations ----------------------------------------------------------------------
+    def computation_function(self, computation: HloComputation) -> ir.Function:
+        """The native function of ``computation`` (emitted on first request)."""
+        key = id(computation)
+        if key not in self._functions:
+            function = ir.Function(self.ir, COMPUTATION_TYPE, self.unique_name(computation.name))
+            function.linkage = "internal" if computation is not self.hlo.entry else "external"
+            self._functions[key] = function
+            FunctionEmitter(self, computation, function).emit()
+        return self._functions[key]
+
+    def emit_entry(self) -> str:
+        function = self.computation_function(self.hlo.entry)
+        return function.name
+
+
+def _parameter_trees(computation: HloComputation) -> list[ValueTree]:
+    counter = [0]
+
+    def make(shape: Shape) -> Slot:
+        slot = Slot("param", shape, index=counter[0])
+        counter[0] += 1
+        return slot
+
+    from .buffers import tree_for_shape
+
+    return [tree_for_shape(p.shape, make) for p in computation.parameters]
+
+
+class FunctionEmitter:
+    """Emits the native function of one computation, instruction by instruction."""
+
+    def __init__(
+        self, module: ModuleEmitter, computation: HloComputation, function: ir.Function
+    ) -> None:
+        self.m = module
+        self.computation = computation
+        self.function = function
+        self.ctx, self.args, self.results, self.arena_base = function.args
+        for arg in (self.args, self.results, self.arena_base):
+            arg.add_attribute("noalias")
+        entry = function.append_basic_block("entry")
+        self.b = ir.IRBuilder(entry)
+        from .emit_loops import can_run_in_place
+
+        self.buffers = assign_computation(
+            computation,
+            parameter_trees=_parameter_trees(computation),
+            result_shape=computation.root.shape,
+            constant_data=lambda i: np.ascontiguousarray(i.literal.to_numpy()),
+            can_run_in_place=can_run_in_place,
+        )
+        self.region = module.reserve(self.buffers.region_size) if self.buffers.region_size else 0
+        module.buffers[id(computation)] = self.buffers
+        self._param_pointers: dict[int, ir.Value] = {}
+        self._result_pointers: dict[int, ir.Value] = {}
+
+    # -- values and pointers ---------------------------------------------------------------
+    def value(self, instruction: HloInstruction) -> ValueTree:
+        return self.buffers.value(instruction)
+
+    def pointer(self, slot: Slot) -> ir.Value:
+        """An i8* to ``slot``'s data, valid anywhere in this function."""
+        if slot.kind == "param":
+            return self._cached_load(self._param_pointers, self.args, slot.index)
+        if slot.kind == "result":
+            return self._cached_load(self._result_pointers, self.results, slot.index)
+        if slot.kind == "constant":
+            return self.m.constant_pointer(self.b, slot.constant)
+        return self.b.gep(self.arena_base, [i64(self.region + slot.offset)])
+
+    def _cached_load(self, cache: dict[int, ir.Value], table: ir.Value, index: int) -> ir.Value:
+        if index not in cache:
+            with self.b.goto_entry_block():
+                entry = self.function.entry_basic_block
+                if entry.instructions and entry.is_terminated:
+                    self.b.position_before(entry.terminator)
+                cache[index] = load_pointer(self.b, table, index)
+        return cache[index]
+
+    def leaf_pointers(self, instruction: HloInstruction) -> list[ir.Value]:
+        return [self.pointer(s) for s in leaves(self.value(instruction))]
+
+    def operand_leaf_pointers(self, instruction: HloInstruction) -> list[ir.Value]:
+        out: list[ir.Value] = []
+        for operand in instruction.operands:
+            out.extend(self.leaf_pointers(operand))
+        return out
+
+    # -- control ---------------------------------------------------------------------------
+    def check(self, status: ir.Value) -> None:
+        """Return ``status`` from this function if it is not 0."""
+        failed = self.function.append_basic_block("failed")
+        ok = self.function.append_basic_block("ok")
+        self.b.cbranch(self.b.icmp_signed("!=", status, I32(0)), failed, ok)
+        self.b.position_at_end(failed)
+        self.b.ret(status)
+        self.b.position_at_end(ok)
+
+    def call_kernel(
+        self, kernel: ir.Function, pointers: list[ir.Value], n: int, parallel: bool
+    ) -> None:
+        """Run ``kernel`` over ``[0, n)``, split across cores when ``parallel``."""
+        table = pointer_table(self.b, pointers)
+        if parallel:
+            from .runtime_ir import worker_count
+
+            self.b.call(self.m.parallel_for, [kernel, table, i64(n), i64(worker_count())])
+        else:
+            self.b.call(kernel, [table, i64(0), i64(n)])
+
+    # -- emission --------------------------------------------------------------------------
+    def emit(self) -> None:
+        for instruction in self.buffers.schedule:
+            self.emit_instruction(instruction)
+        for slot, leaf in self.buffers.root_copies:
+            destination = self._cached_load(self._result_pointers, self.results, leaf)
+            self.m.memcpy(self.b, destination, self.pointer(slot), slot.byte_size)
+        self.b.ret(I32(0))
+
+    def emit_instruction(self, instruction: HloInstruction) -> None:
+        from . import emit_loops, fallback
+
+        op = instruction.opcode
+        if op in NO_CODE or (op in (Op.BITCAST, Op.RESHAPE) and _is_alias(self, instruction)):
+            return
+        try:
+            emitter = THUNK_EMITTERS.get(op)
+            if emitter is not None:
+                emitter(self, instruction)
+            elif not emit_loops.try_emit(self, instruction):
+                raise NotEmittable(f"no native emitter for {op.value}")
+            self.m.native_ops.add(op.value)
+        except NotEmittable as reason:
+            fallback.emit_fallback(self, instruction, str(reason))
+
+
+def _is_alias(emitter: FunctionEmitter, instruction: HloInstruction) -> bool:
+    value = emitter.value(instruction)
+    operand = emitter.value(instruction.operand(0))
+    return isinstance(value, Slot) and isinstance(operand, Slot) and value.owner is not instruction
+
+
+__all__ = [
+    "COMPUTATION_TYPE",
+    "FunctionEmitter",
+    "I8",
+    "KERNEL_TYPE",
+    "ModuleEmitter",
+    "THUNK_EMITTERS",
+    "thunk_emitter",
+]

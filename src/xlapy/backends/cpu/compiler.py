@@ -1,0 +1,117 @@
+"""Compile an HLO module for this CPU: passes, buffer assignment, LLVM, machine code.
+
+Compiled programs are cached by the module's text and the options that shape
+the code, so compiling the same computation twice costs one lookup.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+
+from ...custom_call import lookup_custom_call
+from ...hlo.module import HloModule
+from ...hlo.opcode import HloOpcode
+from . import emit_control, emit_dot, fallback, fast_call, jit, runtime_ir  # noqa: F401  (register their emitters)
+from .codegen import ModuleEmitter
+from .executable import PLATFORM, CompiledProgram, CpuExecutable, CpuOptions
+from .pipeline import cpu_pipeline
+
+_CACHE_SIZE = 128
+_cache: OrderedDict[str, CompiledProgram] = OrderedDict()
+_cache_lock = threading.Lock()
+_FAST_CALL_OK = fast_call.layout_ok()
+
+
+def _cache_key(module: HloModule, options: CpuOptions) -> str:
+    text = module.to_text()
+    shape = str(module.entry.program_shape)
+    knobs = f"{options.opt_level}|{options.num_replicas}|{options.num_partitions}"
+    return hashlib.sha256(f"{knobs}\n{shape}\n{text}".encode()).hexdigest()
+
+
+def compile_program(module: HloModule, options: CpuOptions) -> CompiledProgram:
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    declared = module.entry.program_shape
+    optimized = module.clone()
+    pipeline = options.passes(optimized, options) if options.passes else cpu_pipeline(options)
+    pipeline.run(optimized)
+    optimized.verify()
+    timings["passes"] = time.perf_counter() - start
+
+    start = time.perf_counter()
+    runtime_ir.ensure_runtime()
+    jit.register_symbol("xlapy_fallback", fallback.dispatch_address())
+    emitter = ModuleEmitter(optimized, options)
+    entry_name = emitter.emit_entry()
+    fast_name = None
+    parameters = list(optimized.entry.program_shape.parameters)
+    if _FAST_CALL_OK and all(p.is_array for p in parameters):
+        fast_name = emitter.unique_name(entry_name + "_py")
+        result_leaves = len(_leaves(optimized.entry.root.shape))
+        fast_call.emit_fast_entry(
+            emitter.ir, emitter.ir.get_global(entry_name), fast_name, parameters, result_leaves
+        )
+    timings["emit"] = time.perf_counter() - start
+    if options.dump_dir:
+        import os
+
+        os.makedirs(options.dump_dir, exist_ok=True)
+        with open(os.path.join(options.dump_dir, f"{module.name}.ll"), "w") as f:
+            f.write(str(emitter.ir))
+    code = jit.compile_module(
+        emitter.ir, opt_level=options.opt_level, keep_ir=bool(options.dump_dir)
+    )
+    timings.update(code.timings)
+    if options.dump_dir:
+        with open(os.path.join(options.dump_dir, f"{module.name}.opt.ll"), "w") as f:
+            f.write(code.optimized_ir)
+    return CompiledProgram(
+        module=optimized,
+        code=code,
+        entry_name=entry_name,
+        fast_name=fast_name,
+        arena_size=emitter.arena_size,
+        thunks=emitter.thunks,
+        native_ops=sorted(emitter.native_ops),
+        fallback_ops=sorted(emitter.fallback_ops),
+        kernel_count=emitter.kernel_count,
+        keep_alive=emitter.keep_alive,
+        declared=declared,
+        timings=timings,
+    )
+
+
+def _leaves(shape):  # noqa: ANN001, ANN202
+    if shape.is_tuple:
+        return [leaf for s in shape.tuple_shapes for leaf in _leaves(s)]
+    return [shape] if shape.is_array else []
+
+
+class CpuBackend:
+    """Compiles modules to native code for this machine."""
+
+    platform = PLATFORM
+
+    def compile(self, module: HloModule, options: CpuOptions) -> CpuExecutable:
+        module.verify()
+        for instruction in module.instructions():
+            if instruction.opcode is HloOpcode.CUSTOM_CALL:
+                lookup_custom_call(instruction.custom_call_target or "", "interpreter")
+        if not options.cache or options.dump_dir or options.passes:
+            return CpuExecutable(compile_program(module, options), options)
+        key = _cache_key(module, options)
+        with _cache_lock:
+            program = _cache.get(key)
+            if program is not None:
+                _cache.move_to_end(key)
+        if program is None:
+            program = compile_program(module, options)
+            with _cache_lock:
+                _cache[key] = program
+                while len(_cache) > _CACHE_SIZE:
+                    _cache.popitem(last=False)
+        return CpuExecutable(program, options)

@@ -1,0 +1,121 @@
+"""Control flow and data movement emitted whole: while, conditional, call, copy, dynamic-update-slice.
+
+A while loop keeps its state in its own buffers: the init value is copied in,
+the condition and body are native functions called on them, and the body's
+results (written to a scratch region of the arena) are copied back each
+iteration, because a body may read one state element after it has produced
+another (XLA's copy insertion solves the same problem).
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...hlo.instruction import HloInstruction
+from ...hlo.opcode import HloOpcode
+from .buffers import Slot, leaves
+from .codegen import FunctionEmitter, thunk_emitter
+from .ir_support import i64, pointer_table
+from .llvm_types import I8, I32, NotEmittable
+
+Op = HloOpcode
+
+
+def _copy_tree(fe: FunctionEmitter, destination: list[Slot], source: list[Slot]) -> None:
+    for dst, src in zip(destination, source, strict=True):
+        if dst is src or (
+            dst.kind == src.kind == "arena" and dst.offset == src.offset and dst.kind == "arena"
+        ):
+            continue
+        fe.m.memcpy(fe.b, fe.pointer(dst), fe.pointer(src), dst.byte_size)
+
+
+@thunk_emitter(Op.WHILE)
+def _while(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    body = instruction.attribute("body")
+    condition = instruction.attribute("condition")
+    body_fn = fe.m.computation_function(body)
+    condition_fn = fe.m.computation_function(condition)
+    state = leaves(fe.value(instruction))
+    _copy_tree(fe, state, leaves(fe.value(instruction.operand(0))))
+    scratch = fe.m.reserve(sum(max(64, s.byte_size) for s in state) + 64 * len(state))
+    pred_offset = fe.m.reserve(1)
+    b = fe.b
+    state_table = pointer_table(b, [fe.pointer(s) for s in state], "while_state")
+    scratch_pointers = []
+    offset = scratch
+    for s in state:
+        scratch_pointers.append(b.gep(fe.arena_base, [i64(offset)]))
+        offset += -(-max(64, s.byte_size) // 64) * 64
+    scratch_table = pointer_table(b, scratch_pointers, "while_scratch")
+    pred_pointer = b.gep(fe.arena_base, [i64(pred_offset)])
+    pred_table = pointer_table(b, [pred_pointer], "while_pred")
+    head = fe.function.append_basic_block("while.head")
+    step = fe.function.append_basic_block("while.body")
+    done = fe.function.append_basic_block("while.done")
+    b.branch(head)
+    b.position_at_end(head)
+    fe.check(b.call(condition_fn, [fe.ctx, state_table, pred_table, fe.arena_base]))
+    b.cbranch(b.icmp_unsigned("!=", b.load(pred_pointer), I8(0)), step, done)
+    b.position_at_end(step)
+    fe.check(b.call(body_fn, [fe.ctx, state_table, scratch_table, fe.arena_base]))
+    for s, pointer in zip(state, scratch_pointers, strict=True):
+        fe.m.memcpy(b, fe.pointer(s), pointer, s.byte_size)
+    b.branch(head)
+    b.position_at_end(done)
+
+
+@thunk_emitter(Op.CONDITIONAL)
+def _conditional(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    branches = instruction.attribute("branch_computations")
+    if branches is None:
+        branches = [
+            instruction.attribute("true_computation"),
+            instruction.attribute("false_computation"),
+        ]
+    branches = list(branches)
+    functions = [fe.m.computation_function(c) for c in branches]
+    b = fe.b
+    selector_slot = fe.value(instruction.operand(0))
+    if not isinstance(selector_slot, Slot):
+        raise NotEmittable("conditional selector is not an array")
+    et = instruction.operand(0).shape.element_type
+    raw = b.load(
+        b.bitcast(fe.pointer(selector_slot), (I8 if et.hlo_name == "pred" else I32).as_pointer())
+    )
+    if et.hlo_name == "pred":
+        index = b.select(b.icmp_unsigned("!=", raw, I8(0)), I32(0), I32(1))
+    else:
+        in_range = b.and_(
+            b.icmp_signed(">=", raw, I32(0)), b.icmp_signed("<", raw, I32(len(branches)))
+        )
+        index = b.select(in_range, raw, I32(len(branches) - 1))
+    results = pointer_table(b, fe.leaf_pointers(instruction), "cond_results")
+    done = fe.function.append_basic_block("cond.done")
+    blocks = [fe.function.append_basic_block(f"cond.branch{k}") for k in range(len(branches))]
+    switch = b.switch(index, blocks[-1])
+    for k, block in enumerate(blocks):
+        switch.add_case(I32(k), block)
+    for k, (block, function) in enumerate(zip(blocks, functions, strict=True)):
+        b.position_at_end(block)
+        args = pointer_table(b, fe.leaf_pointers(instruction.operand(k + 1)), f"cond_args{k}")
+        fe.check(b.call(function, [fe.ctx, args, results, fe.arena_base]))
+        b.branch(done)
+    b.position_at_end(done)
+
+
+@thunk_emitter(Op.CALL)
+def _call(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    function = fe.m.computation_function(instruction.to_apply)
+    b = fe.b
+    args = pointer_table(b, fe.operand_leaf_pointers(instruction), "call_args")
+    results = pointer_table(b, fe.leaf_pointers(instruction), "call_results")
+    fe.check(b.call(function, [fe.ctx, args, results, fe.arena_base]))
+
+
+@thunk_emitter(Op.COPY)
+def _copy(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    _copy_tree(fe, leaves(fe.value(instruction)), leaves(fe.value(instruction.operand(0))))
+
+
+del ir

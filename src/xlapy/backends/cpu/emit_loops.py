@@ -1,0 +1,569 @@
+"""Loop kernels: fusions, single elementwise or movement instructions, and reductions.
+
+A kernel is ``void k(i8** buffers, i64 start, i64 stop)`` over a range of its
+iteration space (so that ``xlapy_parallel_for`` can split it); it forwards to
+an always-inlined body whose buffer arguments are ``noalias`` (except a buffer
+written in place), which lets LLVM vectorize without runtime alias checks.
+
+Loops run over the output in row-major order, innermost dimension innermost.
+When every value of a loop fusion is read at the same linear position
+(elementwise chains, reshapes, scalar broadcasts), the loop is one flat loop
+over blocks of elements. Row reductions keep ``LANES`` independent partial
+results so that the SLP vectorizer can use full vectors, then combine them: the
+spec leaves the order of a reduction to the implementation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+from llvmlite import ir
+
+from ...hlo.computation import HloComputation
+from ...hlo.instruction import HloInstruction
+from ...hlo.opcode import HloOpcode
+from .buffers import leaves
+from .generators import GENERATORS, ElementEmitter, buffer_reader, scalar_constant
+from .ir_support import Index, for_range, i64, typed_pointer
+from .llvm_types import I8_PTR, I64, VOID, NotEmittable
+
+Op = HloOpcode
+PARALLEL_MIN_ELEMENTS = 1 << 17  # below this, starting threads costs more than it saves
+FLAT_BLOCK = 1024  # elements per parallel work unit of a flat loop
+LANES = 16
+
+# Opcodes a flat loop can generate without a multi-index.
+_LINEAR_SAFE = frozenset({Op.PARAMETER, Op.CONSTANT, Op.RESHAPE, Op.BITCAST, Op.COPY, Op.TUPLE})
+
+
+class Kernel:
+    """A kernel function under construction (see the module docstring)."""
+
+    def __init__(self, fe: object, name: str, n_buffers: int, aliased: Sequence[int] = ()) -> None:
+        from .codegen import KERNEL_TYPE
+
+        m = fe.m  # type: ignore[attr-defined]
+        self.m = m
+        self.n_buffers = n_buffers
+        self.function = ir.Function(m.ir, KERNEL_TYPE, m.unique_name(name))
+        self.function.linkage = "internal"
+        body_type = ir.FunctionType(VOID, [I8_PTR] * n_buffers + [I64, I64])
+        self.body = ir.Function(m.ir, body_type, m.unique_name(name + ".body"))
+        self.body.linkage = "internal"
+        self.body.attributes.add("alwaysinline")
+        for k, arg in enumerate(self.body.args[:n_buffers]):
+            if k not in aliased:
+                arg.add_attribute("noalias")
+        self.buffers = list(self.body.args[:n_buffers])
+        self.start, self.stop = self.body.args[n_buffers:]
+        self.b = ir.IRBuilder(self.body.append_basic_block("entry"))
+
+    def finish(self) -> None:
+        self.b.ret_void()
+        b = ir.IRBuilder(self.function.append_basic_block("entry"))
+        table, start, stop = self.function.args
+        pointers = [b.load(b.gep(table, [i64(k)])) for k in range(self.n_buffers)]
+        b.call(self.body, [*pointers, start, stop])
+        b.ret_void()
+        self.m.kernel_count += 1
+
+    def discard(self) -> None:
+        for function in (self.function, self.body):
+            self.m.ir.globals.pop(function.name, None)
+
+
+def try_emit(fe: object, instruction: HloInstruction) -> bool:
+    """Emit ``instruction`` as a loop kernel if it is one; False if it is not."""
+    op = instruction.opcode
+    if op is Op.FUSION:
+        _emit_fused(fe, instruction, instruction.fused_computation)
+        return True
+    if op is Op.REDUCE or op.is_elementwise or op in GENERATORS:
+        _emit_fused(fe, instruction, None)
+        return True
+    return False
+
+
+def can_run_in_place(instruction: HloInstruction) -> list[int]:
+    """Operands whose buffer the kernel of ``instruction`` may overwrite (read at the same index)."""
+    op = instruction.opcode
+    if op.is_elementwise and instruction.shape.is_array:
+        return [
+            k
+            for k, o in enumerate(instruction.operands)
+            if o.shape.dimensions == instruction.shape.dimensions
+            and o.shape.element_type.byte_width == instruction.shape.element_type.byte_width
+        ]
+    if op is Op.FUSION and instruction.shape.is_array and instruction.fusion_kind == "kLoop":
+        computation = instruction.fused_computation
+        if not _is_linear(computation):
+            return []
+        return [
+            k
+            for k, o in enumerate(instruction.operands)
+            if o.shape.dimensions == instruction.shape.dimensions
+            and o.shape.element_type.byte_width == instruction.shape.element_type.byte_width
+        ]
+    return []
+
+
+def _is_linear(computation: HloComputation) -> bool:
+    """True when every value is read at the output's linear position (a flat loop works)."""
+    root = computation.root
+    count = None
+    for instruction in computation.instructions:
+        shape = instruction.shape
+        if shape.is_tuple:
+            if instruction is not root:
+                return False
+            continue
+        op = instruction.opcode
+        if op is Op.BROADCAST and instruction.operand(0).shape.is_scalar:
+            continue
+        if shape.is_scalar and op in (Op.CONSTANT, Op.PARAMETER):
+            continue
+        if not (op in _LINEAR_SAFE or op.is_elementwise):
+            return False
+        if op.is_elementwise and any(
+            o.shape.dimensions != shape.dimensions for o in instruction.operands
+        ):
+            return False
+        n = shape.element_count()
+        if count is None:
+            count = n
+        elif n != count:
+            return False
+    return True
+
+
+def _emit_fused(
+    fe: object, instruction: HloInstruction, computation: HloComputation | None
+) -> None:
+    """One kernel for a fusion (``computation``) or for a single instruction."""
+    for operand in instruction.operands:
+        if not operand.shape.is_array:
+            raise NotEmittable(f"{instruction.opcode.value} with a {operand.shape} operand")
+    outputs = leaves(fe.value(instruction))  # type: ignore[attr-defined]
+    if not outputs:
+        raise NotEmittable("no array output")
+    in_place = fe.buffers.in_place.get(id(instruction))  # type: ignore[attr-defined]
+    n_in = instruction.operand_count
+    aliased = (in_place, n_in) if in_place is not None else ()
+    kernel = Kernel(
+        fe, f"{instruction.opcode.value}_{instruction.name}", n_in + len(outputs), aliased
+    )
+    try:
+        emitter = ElementEmitter(
+            [],
+            constant_pointer=lambda array: fe.m.constant_pointer(kernel.b, array),  # type: ignore[attr-defined]
+        )
+        readers = [
+            buffer_reader(kernel.buffers[k], o.shape.element_type, o.shape.dimensions)
+            for k, o in enumerate(instruction.operands)
+        ]
+        if computation is None:
+            for operand, reader in zip(instruction.operands, readers, strict=True):
+                emitter.bind(operand, reader)
+            roots = [instruction]
+            linear = _single_is_linear(instruction)
+        else:
+            emitter.parameters = readers
+            root = computation.root
+            roots = list(root.operands) if root.opcode is Op.TUPLE else [root]
+            linear = _is_linear(computation)
+        out_pointers = kernel.buffers[n_in:]
+        if any(r.opcode is Op.REDUCE for r in roots):
+            n, parallel = emit_reduction(kernel, emitter, roots, out_pointers)
+        else:
+            n, parallel = _emit_elementwise_loop(kernel, emitter, roots, out_pointers, linear)
+        kernel.finish()
+    except NotEmittable:
+        kernel.discard()
+        raise
+    pointers = fe.operand_leaf_pointers(instruction) + [fe.pointer(s) for s in outputs]  # type: ignore[attr-defined]
+    fe.call_kernel(kernel.function, pointers, n, parallel)  # type: ignore[attr-defined]
+
+
+def _single_is_linear(instruction: HloInstruction) -> bool:
+    op = instruction.opcode
+    if op.is_elementwise:
+        return all(
+            o.shape.dimensions == instruction.shape.dimensions or o.shape.is_scalar
+            for o in instruction.operands
+        )
+    return op in (Op.RESHAPE, Op.BITCAST, Op.COPY)
+
+
+def _emit_elementwise_loop(
+    kernel: Kernel,
+    emitter: ElementEmitter,
+    roots: list[HloInstruction],
+    outputs: list[ir.Value],
+    linear: bool,
+) -> tuple[int, bool]:
+    dims = roots[0].shape.dimensions
+    for root in roots:
+        if root.shape.dimensions != dims:
+            raise NotEmittable("a multi-output loop fusion whose outputs differ in shape")
+    generators = [emitter.generator(r) for r in roots]
+    stores = [
+        (typed_pointer(kernel.b, out, r.shape.element_type), g)
+        for out, r, g in zip(outputs, roots, generators, strict=True)
+    ]
+    count = math.prod(dims)
+    parallel = count >= PARALLEL_MIN_ELEMENTS
+    b = kernel.b
+
+    def body(index: Index) -> None:
+        for pointer, generator in stores:
+            value = generator(b, index)
+            if dims:
+                b.store(value, b.gep(pointer, [index.linear(b)]))
+            else:
+                b.store(value, pointer)
+
+    if not dims:
+        body(Index((), multi=[]))
+        return 1, False
+    if count == 0:
+        return 1, False
+    if linear or len(dims) == 1:
+        block = FLAT_BLOCK if parallel else count
+        n = -(-count // block)
+        first = b.mul(kernel.start, i64(block))
+        last = b.mul(kernel.stop, i64(block))
+        last = b.select(b.icmp_signed(">", last, i64(count)), i64(count), last)
+        with for_range(b, first, last, "e") as i:
+            body(Index(dims, linear=i))
+        return n, parallel and n >= 2
+    n = dims[0]
+    _nest(b, dims, kernel.start, kernel.stop, body)
+    return n, parallel and n >= 2
+
+
+def _nest(
+    b: ir.IRBuilder,
+    dims: Sequence[int],
+    start: ir.Value,
+    stop: ir.Value,
+    body: Callable[[Index], None],
+) -> None:
+    """Loops over ``dims`` (the outermost over [start, stop)), linear index kept incrementally."""
+
+    def level(d: int, multi: list[ir.Value], linear: ir.Value) -> None:
+        if d == len(dims):
+            body(Index(dims, multi=list(multi), linear=linear))
+            return
+        lo, hi = (start, stop) if d == 0 else (i64(0), i64(dims[d]))
+        with for_range(b, lo, hi, f"d{d}") as i:
+            inner = b.add(b.mul(linear, i64(dims[d]), flags=["nsw"]), i, flags=["nsw"])
+            level(d + 1, [*multi, i], inner)
+
+    level(0, [], i64(0))
+
+
+# -- reductions -------------------------------------------------------------------------
+
+
+def emit_scalar_computation(
+    b: ir.IRBuilder, computation: HloComputation, arguments: Sequence[ir.Value]
+) -> list[ir.Value]:
+    """Inline a scalar computation (a reducer): its results, flattened."""
+    from .elemental import emit_elemental
+
+    values: dict[int, object] = {}
+    for instruction in computation.post_order():
+        op = instruction.opcode
+        if op is Op.PARAMETER:
+            values[id(instruction)] = arguments[instruction.parameter_number]
+        elif op is Op.CONSTANT and instruction.shape.is_scalar:
+            values[id(instruction)] = scalar_constant(
+                instruction.literal.to_numpy(), instruction.shape.element_type
+            )
+        elif op is Op.TUPLE:
+            values[id(instruction)] = tuple(values[id(o)] for o in instruction.operands)
+        elif op is Op.GET_TUPLE_ELEMENT:
+            values[id(instruction)] = values[id(instruction.operand(0))][instruction.tuple_index]  # type: ignore[index]
+        elif (op.is_elementwise or op is Op.COPY) and instruction.shape.is_scalar:
+            values[id(instruction)] = emit_elemental(
+                b, instruction, [values[id(o)] for o in instruction.operands]
+            )
+        else:
+            raise NotEmittable(f"a reducer containing {op.value} {instruction.shape}")
+    result = values[id(computation.root)]
+    return list(result) if isinstance(result, tuple) else [result]  # type: ignore[arg-type]
+
+
+def _ints(value: object) -> list[int]:
+    return [int(v) for v in value]  # type: ignore[union-attr]
+
+
+def emit_reduction(
+    kernel: Kernel, emitter: ElementEmitter, roots: list[HloInstruction], outputs: list[ir.Value]
+) -> tuple[int, bool]:
+    """Reduce kernels: every root is a reduce over the same input space and dimensions,
+    or a side output of that input space (a value computed on the way)."""
+    reduces = [r for r in roots if r.opcode is Op.REDUCE]
+    first = reduces[0]
+    in_dims = first.operand(0).shape.dimensions
+    reduced = sorted(_ints(first.attribute("dimensions")))
+    for r in reduces:
+        if (
+            r.operand(0).shape.dimensions != in_dims
+            or sorted(_ints(r.attribute("dimensions"))) != reduced
+        ):
+            raise NotEmittable("a fusion of reduces over different dimensions")
+    sides = [r for r in roots if r.opcode is not Op.REDUCE]
+    for s in sides:
+        if s.shape.dimensions != in_dims:
+            raise NotEmittable("a side output that is not in the reduce's input space")
+    kept = [d for d in range(len(in_dims)) if d not in reduced]
+    kept_dims = [in_dims[d] for d in kept]
+    reduced_dims = [in_dims[d] for d in reduced]
+    b = kernel.b
+    out_of = {id(r): outputs[k] for k, r in enumerate(roots)}
+
+    # Per reduce: input generators, init generators, reducer, output pointers.
+    plans = []
+    for r in reduces:
+        n = r.operand_count // 2
+        et_outputs = [
+            s.element_type for s in (r.shape.tuple_shapes if r.shape.is_tuple else [r.shape])
+        ]
+        plans.append(
+            {
+                "inputs": [emitter.generator(r.operand(k)) for k in range(n)],
+                "inits": [emitter.generator(r.operand(n + k)) for k in range(n)],
+                "reducer": r.to_apply,
+                "types": et_outputs,
+                "instruction": r,
+            }
+        )
+    side_stores = [
+        (typed_pointer(b, out_of[id(s)], s.shape.element_type), emitter.generator(s)) for s in sides
+    ]
+    # Reduce outputs: a multi-output fusion's tuple leaves are consecutive per root.
+    leaf = 0
+    for _k, r in enumerate(roots):
+        if r.opcode is Op.REDUCE:
+            count = len(r.shape.tuple_shapes) if r.shape.is_tuple else 1
+            plans_for = next(p for p in plans if p["instruction"] is r)
+            plans_for["outputs"] = [
+                typed_pointer(b, outputs[leaf + j], t) for j, t in enumerate(plans_for["types"])
+            ]
+            leaf += count
+        else:
+            leaf += 1
+    if len(outputs) != leaf:
+        # outputs are one per leaf in root order; recompute when roots are single leaves
+        raise NotEmittable("unexpected output layout of a multi-output reduce fusion")
+
+    kept_count = math.prod(kept_dims)
+    reduced_count = math.prod(reduced_dims)
+    total = kept_count * reduced_count
+    parallel = total >= PARALLEL_MIN_ELEMENTS and kept_count >= 2
+    row = (
+        bool(reduced)
+        and reduced[-1] == len(in_dims) - 1
+        and reduced == list(range(len(in_dims) - len(reduced), len(in_dims)))
+    )
+
+    def input_index(kept_multi: list[ir.Value], reduced_multi: list[ir.Value]) -> Index:
+        multi: list[ir.Value] = [i64(0)] * len(in_dims)
+        for d, v in zip(kept, kept_multi, strict=True):
+            multi[d] = v
+        for d, v in zip(reduced, reduced_multi, strict=True):
+            multi[d] = v
+        return Index(in_dims, multi=multi)
+
+    def reduce_one(kept_multi: list[ir.Value], out_linear: ir.Value) -> None:
+        accumulators = [[g(b, Index((), multi=[])) for g in p["inits"]] for p in plans]
+        use_lanes = row and not side_stores and reduced_dims[-1] >= 2 * LANES
+        if use_lanes:
+            accumulators = _lane_reduce(
+                b, plans, accumulators, kept_multi, reduced_dims, input_index
+            )
+        else:
+            accumulators = _plain_reduce(
+                b, plans, accumulators, kept_multi, reduced_dims, input_index, side_stores
+            )
+        for p, acc in zip(plans, accumulators, strict=True):
+            for pointer, value in zip(p["outputs"], acc, strict=True):
+                b.store(value, b.gep(pointer, [out_linear]) if kept_dims else pointer)
+
+    if not kept_dims:
+        reduce_one([], i64(0))
+        return 1, False
+    if kept_count == 0:
+        return 1, False
+    _nest(
+        b,
+        kept_dims,
+        kernel.start,
+        kernel.stop,
+        lambda index: reduce_one(index.multi(b), index.linear(b)),
+    )
+    return kept_dims[0], parallel and kept_dims[0] >= 2
+
+
+def _reducer_step(
+    b: ir.IRBuilder, plan: dict, acc: list[ir.Value], values: list[ir.Value]
+) -> list[ir.Value]:
+    return emit_scalar_computation(b, plan["reducer"], [*acc, *values])
+
+
+def _plain_reduce(b, plans, accumulators, kept_multi, reduced_dims, input_index, side_stores):  # noqa: ANN001, ANN202
+    """Sequential accumulation over the reduced dimensions (any reducer, any order of dims)."""
+    if not reduced_dims:
+        index = input_index(kept_multi, [])
+        for pointer, g in side_stores:
+            b.store(g(b, index), b.gep(pointer, [index.linear(b)]) if index.dims else pointer)
+        return [
+            _reducer_step(b, p, acc, [g(b, index) for g in p["inputs"]])
+            for p, acc in zip(plans, accumulators, strict=True)
+        ]
+    state = accumulators
+
+    def level(d: int, reduced_multi: list[ir.Value]) -> None:
+        nonlocal state
+        if d == len(reduced_dims):
+            index = input_index(kept_multi, reduced_multi)
+            for pointer, g in side_stores:
+                b.store(g(b, index), b.gep(pointer, [index.linear(b)]))
+            state = [
+                _reducer_step(b, p, acc, [g(b, index) for g in p["inputs"]])
+                for p, acc in zip(plans, state, strict=True)
+            ]
+            return
+        before = b.block
+        entry_state = state
+        with for_range(b, 0, reduced_dims[d], f"r{d}") as i:
+            phis = [[b.phi(v.type) for v in acc] for acc in entry_state]
+            for phi_list, acc in zip(phis, entry_state, strict=True):
+                for phi, v in zip(phi_list, acc, strict=True):
+                    phi.add_incoming(v, before)
+            state = [list(p) for p in phis]
+            level(d + 1, [*reduced_multi, i])
+            latch = b.block
+            for phi_list, acc in zip(phis, state, strict=True):
+                for phi, v in zip(phi_list, acc, strict=True):
+                    phi.add_incoming(v, latch)
+        # After the loop: the value is the phi's (if the loop ran) or the entry value.
+        exit_block = b.block
+        merged = []
+        for phi_list, acc_in, acc_out in zip(phis, entry_state, state, strict=True):
+            row = []
+            for _phi_in, v_in, v_out in zip(phi_list, acc_in, acc_out, strict=True):
+                m = b.phi(v_in.type)
+                m.add_incoming(v_in, before)
+                m.add_incoming(v_out, latch)
+                row.append(m)
+            merged.append(row)
+        del exit_block
+        state = merged
+
+    level(0, [])
+    return state
+
+
+def _lane_reduce(b, plans, accumulators, kept_multi, reduced_dims, input_index):  # noqa: ANN001, ANN202
+    """Row reduction with LANES partial results: element j of each group of LANES goes to
+    partial j; the partials are combined pairwise at the end, then the tail is added."""
+    inner = reduced_dims[-1]
+    groups = inner // LANES
+    outer = reduced_dims[:-1]
+    state = accumulators  # per plan: list of values (the combined result so far)
+
+    def outer_level(d: int, reduced_multi: list[ir.Value]) -> None:
+        nonlocal state
+        if d == len(outer):
+            state = _lane_row(
+                b, plans, state, kept_multi, reduced_multi, inner, groups, input_index
+            )
+            return
+        before = b.block
+        entry_state = state
+        with for_range(b, 0, outer[d], f"ro{d}") as i:
+            phis = [[b.phi(v.type) for v in acc] for acc in entry_state]
+            for phi_list, acc in zip(phis, entry_state, strict=True):
+                for phi, v in zip(phi_list, acc, strict=True):
+                    phi.add_incoming(v, before)
+            state = [list(p) for p in phis]
+            outer_level(d + 1, [*reduced_multi, i])
+            latch = b.block
+            for phi_list, acc in zip(phis, state, strict=True):
+                for phi, v in zip(phi_list, acc, strict=True):
+                    phi.add_incoming(v, latch)
+        merged = []
+        for acc_in, acc_out in zip(entry_state, state, strict=True):
+            row = []
+            for v_in, v_out in zip(acc_in, acc_out, strict=True):
+                m = b.phi(v_in.type)
+                m.add_incoming(v_in, before)
+                m.add_incoming(v_out, latch)
+                row.append(m)
+            merged.append(row)
+        state = merged
+
+    outer_level(0, [])
+    return state
+
+
+def _lane_row(b, plans, state, kept_multi, reduced_multi, inner, groups, input_index):  # noqa: ANN001, ANN202
+    # Partials start from the first group's elements (no init needed: init is folded in once).
+    before = b.block
+    first_values = []
+    for p in plans:
+        lanes = []
+        for j in range(LANES):
+            index = input_index(kept_multi, [*reduced_multi, i64(j)])
+            lanes.append([g(b, index) for g in p["inputs"]])
+        first_values.append(lanes)
+    partial_in = first_values  # per plan, per lane: list of values
+    with for_range(b, 1, groups, "g") as g_index:
+        phis = [[[b.phi(v.type) for v in lane] for lane in lanes] for lanes in partial_in]
+        for plan_phis, lanes in zip(phis, partial_in, strict=True):
+            for lane_phis, lane in zip(plan_phis, lanes, strict=True):
+                for phi, v in zip(lane_phis, lane, strict=True):
+                    phi.add_incoming(v, before)
+        base = b.mul(g_index, i64(LANES))
+        updated = []
+        for p, plan_phis in zip(plans, phis, strict=True):
+            lanes = []
+            for j, lane_phis in enumerate(plan_phis):
+                index = input_index(kept_multi, [*reduced_multi, b.add(base, i64(j))])
+                lanes.append(
+                    _reducer_step(b, p, list(lane_phis), [g(b, index) for g in p["inputs"]])
+                )
+            updated.append(lanes)
+        latch = b.block
+        for plan_phis, lanes in zip(phis, updated, strict=True):
+            for lane_phis, lane in zip(plan_phis, lanes, strict=True):
+                for phi, v in zip(lane_phis, lane, strict=True):
+                    phi.add_incoming(v, latch)
+    after = []
+    for lanes_in, lanes_out in zip(partial_in, updated, strict=True):
+        plan_lanes = []
+        for lane_in, lane_out in zip(lanes_in, lanes_out, strict=True):
+            merged = []
+            for v_in, v_out in zip(lane_in, lane_out, strict=True):
+                m = b.phi(v_in.type)
+                m.add_incoming(v_in, before)
+                m.add_incoming(v_out, latch)
+                merged.append(m)
+            plan_lanes.append(merged)
+        after.append(plan_lanes)
+    # Combine lanes pairwise, then fold into the running state, then the tail.
+    result = []
+    for p, lanes, acc in zip(plans, after, state, strict=True):
+        while len(lanes) > 1:
+            lanes = [
+                _reducer_step(b, p, lanes[2 * k], lanes[2 * k + 1]) for k in range(len(lanes) // 2)
+            ]
+        combined = _reducer_step(b, p, acc, lanes[0])
+        for t in range(groups * LANES, inner):
+            index = input_index(kept_multi, [*reduced_multi, i64(t)])
+            combined = _reducer_step(b, p, combined, [g(b, index) for g in p["inputs"]])
+        result.append(combined)
+    return result

@@ -1,0 +1,301 @@
+"""A compiled CPU executable: arguments in, one native call, results out.
+
+The general path (``execute``) takes Literals in any declared layout, converts
+them to the row-major buffers the code expects, and builds a Literal from the
+result buffers. The fast path (``__call__`` via ``call_numpy``) hands numpy
+arrays straight to the native fast entry (``fast_call``); anything it cannot
+take (a list, a non-contiguous view, a wrong dtype) goes to the general path,
+which converts it or raises a clear error.
+
+Memory: temporaries live in one arena per executable, allocated once (a
+concurrent second call gets its own). Large results come from a pool: a
+result array the caller has dropped (its reference count says so) is reused
+by the next call, so big outputs do not cost fresh pages from the OS each time.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub
+from ...errors import InternalError, InvalidArgumentError, XlaError
+from ...hlo.module import HloModule
+from ...literal import Literal
+from ...shape import ProgramShape, Shape
+from ..interpreter import FeedQueues
+from ..interpreter.evaluator import DeviceContext, EvalContext
+from . import fallback
+from .fast_call import ARGUMENT_MISMATCH
+from .layout_normalization import default_layout_shape
+
+PLATFORM = "cpu"
+POOL_MIN_BYTES = 1 << 20
+
+
+@dataclass
+class CpuOptions:
+    num_replicas: int = 1
+    num_partitions: int = 1
+    collective_timeout: float = DEFAULT_TIMEOUT_SECONDS
+    rng_seed: int = 0x5EED
+    opt_level: int = 3
+    debug: bool = False  # verify the module after every pass
+    dump_dir: str | None = None  # write the module after every pass, and the LLVM IR
+    cache: bool = True
+    passes: Any = None  # a callable(module, options) -> pipeline, to override the default
+
+
+def _leaf_shapes(shape: Shape) -> list[Shape]:
+    if shape.is_tuple:
+        out: list[Shape] = []
+        for s in shape.tuple_shapes:
+            out.extend(_leaf_shapes(s))
+        return out
+    return [shape] if shape.is_array else []
+
+
+def _literal_leaves(literal: Literal) -> list[Literal]:
+    if literal.is_tuple:
+        out: list[Literal] = []
+        for e in literal.tuple_elements:
+            out.extend(_literal_leaves(e))
+        return out
+    return [literal] if literal.is_array else []
+
+
+@dataclass
+class CompiledProgram:
+    """What compiling produced; shared by every executable made from the same module."""
+
+    module: HloModule  # after optimizations
+    code: Any  # jit.CompiledCode
+    entry_name: str
+    fast_name: str | None
+    arena_size: int
+    thunks: list
+    native_ops: list[str]
+    fallback_ops: list[str]
+    kernel_count: int
+    keep_alive: list
+    declared: ProgramShape  # the entry's signature with the caller's layouts
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class CpuExecutable:
+    platform = PLATFORM
+
+    def __init__(self, program: CompiledProgram, options: CpuOptions) -> None:
+        self.program = program
+        self.options = options
+        self.num_devices = options.num_replicas * options.num_partitions
+        self.feeds = [FeedQueues() for _ in range(self.num_devices)]
+        self._rng_states = [[options.rng_seed] for _ in range(self.num_devices)]
+        code = program.code
+        self._entry = code.cfunction(
+            program.entry_name,
+            ctypes.c_int32,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+        )
+        declared = program.declared
+        self._param_leaves = [
+            [default_layout_shape(s) for s in _leaf_shapes(p)] for p in declared.parameters
+        ]
+        self._result_leaves = [default_layout_shape(s) for s in _leaf_shapes(declared.result)]
+        self._result_shape = declared.result
+        self._lock = threading.Lock()
+        self._arena = self._new_arena()
+        self._pool: list[np.ndarray | None] = [None] * len(self._result_leaves)
+        self._run = fallback.Run(program.thunks, EvalContext(self._device_context(0, None)))
+        self._run_key = fallback.register_run(self._run) if program.thunks else 0
+        self._fast = None
+        if program.fast_name is not None and self.num_devices == 1:
+            n = len(declared.parameters) + len(self._result_leaves)
+            self._fast = code.cfunction(
+                program.fast_name,
+                ctypes.c_int32,
+                ctypes.c_void_p,
+                ctypes.c_void_p,
+                *([ctypes.py_object] * n),
+            )
+            self._fast_arena = self._arena_address(self._arena)
+        self._single_result = declared.result.is_array
+
+    def __del__(self) -> None:
+        key = getattr(self, "_run_key", 0)
+        if key:
+            fallback.unregister_run(key)
+
+    # -- facts -------------------------------------------------------------------------------
+    @property
+    def module(self) -> HloModule:
+        return self.program.module
+
+    @property
+    def hlo_module_after_optimizations(self) -> HloModule:
+        return self.program.module
+
+    @property
+    def fallback_ops(self) -> list[str]:
+        return list(self.program.fallback_ops)
+
+    @property
+    def kernel_count(self) -> int:
+        return self.program.kernel_count
+
+    # -- memory ----------------------------------------------------------------------------
+    def _new_arena(self) -> np.ndarray:
+        return np.empty(self.program.arena_size + 64, np.uint8)
+
+    @staticmethod
+    def _arena_address(arena: np.ndarray) -> int:
+        address = arena.ctypes.data
+        return address + (-address % 64)
+
+    def _output(self, k: int) -> np.ndarray:
+        shape = self._result_leaves[k]
+        pooled = self._pool[k]
+        # 3 references: the pool, the local name, getrefcount's argument: nobody else holds it.
+        if pooled is not None and sys.getrefcount(pooled) == 3:
+            return pooled
+        array = np.empty(shape.dimensions, shape.element_type.dtype)
+        if array.nbytes >= POOL_MIN_BYTES:
+            self._pool[k] = array
+        return array
+
+    # -- running -----------------------------------------------------------------------------
+    def call_numpy(self, arguments: Sequence[Any]) -> Any:
+        """The fast path of ``Executable.__call__``: numpy arrays in, numpy arrays out."""
+        fast = self._fast
+        if fast is None or len(arguments) != len(self._param_leaves):
+            return None
+        outputs = [self._output(k) for k in range(len(self._result_leaves))]
+        if self._lock.acquire(blocking=False):
+            try:
+                status = fast(self._run_key, self._fast_arena, *arguments, *outputs)
+                error = self._run.error
+                self._run.error = None
+            finally:
+                self._lock.release()
+        else:
+            return None
+        if status == 0:
+            if self._single_result:
+                return outputs[0]
+            return _rebuild(self._result_shape, iter(outputs))
+        if status >= ARGUMENT_MISMATCH:
+            return None
+        raise error if error is not None else InternalError(f"native code returned status {status}")
+
+    def execute(self, arguments: Sequence[Literal]) -> Literal:
+        if self.num_devices != 1:
+            return self.execute_replicated([arguments] * self.num_devices)[0]
+        with self._lock:
+            return self._execute_on(arguments, self._run_key, self._run, self._arena)
+
+    def _execute_on(
+        self, arguments: Sequence[Literal], key: int, run: fallback.Run, arena: np.ndarray
+    ) -> Literal:
+        buffers: list[np.ndarray] = []
+        for literal, shapes in zip(arguments, self._param_leaves, strict=True):
+            for leaf, shape in zip(_literal_leaves(literal), shapes, strict=True):
+                if leaf.shape.layout != shape.layout:
+                    leaf = leaf.relayout(shape.layout)
+                buffers.append(leaf.data)
+        outputs = [
+            np.empty(max(1, s.element_count()), s.element_type.dtype) for s in self._result_leaves
+        ]
+        params = (ctypes.c_void_p * max(1, len(buffers)))(*[b.ctypes.data for b in buffers])
+        results = (ctypes.c_void_p * max(1, len(outputs)))(*[o.ctypes.data for o in outputs])
+        run.error = None
+        status = self._entry(key or None, params, results, self._arena_address(arena))
+        if status != 0:
+            error, run.error = run.error, None
+            raise (
+                error
+                if error is not None
+                else InternalError(f"native code returned status {status}")
+            )
+        leaves = [
+            Literal(shape, out[: shape.element_count()])
+            for shape, out in zip(self._result_leaves, outputs, strict=True)
+        ]
+        return _relayout(self._result_shape, iter(leaves))
+
+    def _device_context(self, index: int, hub: CollectiveHub | None) -> DeviceContext:
+        return DeviceContext(
+            replica_id=index // self.options.num_partitions,
+            partition_id=index % self.options.num_partitions,
+            num_replicas=self.options.num_replicas,
+            num_partitions=self.options.num_partitions,
+            collectives=hub,
+            infeed=self.feeds[index].infeed,
+            outfeed=self.feeds[index].outfeed,
+            rng_state=self._rng_states[index],
+        )
+
+    def execute_replicated(self, arguments: Sequence[Sequence[Literal]]) -> list[Literal]:
+        if len(arguments) != self.num_devices:
+            raise XlaError(
+                f"the executable runs on {self.num_devices} devices but got arguments for {len(arguments)}"
+            )
+        hub = CollectiveHub(self.num_devices, self.options.collective_timeout)
+        results: list[Any] = [None] * self.num_devices
+        errors: list[BaseException | None] = [None] * self.num_devices
+
+        def device(index: int) -> None:
+            run = fallback.Run(self.program.thunks, EvalContext(self._device_context(index, hub)))
+            key = fallback.register_run(run)
+            try:
+                results[index] = self._execute_on(arguments[index], key, run, self._new_arena())
+            except BaseException as e:  # noqa: BLE001  (reported after every device stopped)
+                errors[index] = e
+                hub.abort(e)
+            finally:
+                fallback.unregister_run(key)
+
+        threads = [
+            threading.Thread(target=device, args=(i,), daemon=True) for i in range(self.num_devices)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        first = next(
+            (e for e in errors if e is not None and "another device failed" not in str(e)), None
+        )
+        first = first or next((e for e in errors if e is not None), None)
+        if first is not None:
+            raise first
+        return results
+
+
+def _rebuild(shape: Shape, leaves: Any) -> Any:
+    if shape.is_tuple:
+        return tuple(_rebuild(s, leaves) for s in shape.tuple_shapes)
+    if shape.is_array:
+        return next(leaves)
+    return None
+
+
+def _relayout(shape: Shape, leaves: Any) -> Literal:
+    if shape.is_tuple:
+        return Literal.make_tuple([_relayout(s, leaves) for s in shape.tuple_shapes])
+    if shape.is_token:
+        return Literal.token()
+    literal = next(leaves)
+    if shape.layout is not None and literal.shape.layout != shape.layout:
+        literal = literal.relayout(shape.layout)
+    return literal
+
+
+__all__ = ["CompiledProgram", "CpuExecutable", "CpuOptions", "PLATFORM", "InvalidArgumentError"]

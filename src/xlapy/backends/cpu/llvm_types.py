@@ -1,0 +1,84 @@
+"""How element types live in LLVM: one representation, both in memory and in registers.
+
+Every array element is loaded and stored as the LLVM type below and kept in a
+register as the same type, so a load needs no conversion:
+
+- ``pred`` is an ``i8`` holding 0 or 1 (as in memory); comparisons produce ``i1``
+  and are widened before they become values.
+- integers are ``iN`` of their storage width; signedness is the element type's,
+  not the LLVM type's. Sub-byte integers (s2, s4, u2, u4) take one byte, with the
+  value sign- or zero-extended into it, as ml_dtypes stores them.
+- ``f16`` is ``half``, ``f32`` ``float``, ``f64`` ``double``; ``bf16`` and the
+  8-bit floats are their bit patterns (``i16``, ``i8``); arithmetic converts them
+  to ``float`` and rounds back to nearest even, which is exact for one operation.
+- complex types are not native yet (:class:`NotEmittable`).
+
+An emitter that meets something it cannot compile raises :class:`NotEmittable`;
+the compiler then runs that instruction through the interpreter's kernel
+(``executable.fallback_ops`` lists these), so coverage grows without ever
+trading away correctness.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...types import ARRAY_TYPES, PrimitiveType
+
+P = PrimitiveType
+
+
+class NotEmittable(Exception):  # noqa: N818  (a signal between emitters and the compiler)
+    """This instruction has no native emitter (yet); run it through the interpreter."""
+
+
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+I16 = ir.IntType(16)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+F16 = ir.HalfType()
+F32 = ir.FloatType()
+F64 = ir.DoubleType()
+I8_PTR = I8.as_pointer()
+VOID = ir.VoidType()
+
+_BY_TYPE: dict[PrimitiveType, ir.Type] = {
+    P.PRED: I8,
+    P.S2: I8,
+    P.S4: I8,
+    P.S8: I8,
+    P.S16: I16,
+    P.S32: I32,
+    P.S64: I64,
+    P.U2: I8,
+    P.U4: I8,
+    P.U8: I8,
+    P.U16: I16,
+    P.U32: I32,
+    P.U64: I64,
+    P.F16: F16,
+    P.BF16: I16,
+    P.F32: F32,
+    P.F64: F64,
+}
+# The 8-bit (and smaller) float types are bit patterns in one byte.
+for _t in ARRAY_TYPES:
+    if _t.is_float and _t not in _BY_TYPE and getattr(_t, "bit_width", 0) <= 8:
+        _BY_TYPE[_t] = I8
+
+
+def llvm_type(element_type: PrimitiveType) -> ir.Type:
+    """The LLVM type of one element, in memory and in registers."""
+    try:
+        return _BY_TYPE[element_type]
+    except KeyError:
+        raise NotEmittable(f"no native representation for {element_type.hlo_name}") from None
+
+
+def is_native(element_type: PrimitiveType) -> bool:
+    return element_type in _BY_TYPE
+
+
+def pointer_to(element_type: PrimitiveType) -> ir.PointerType:
+    return llvm_type(element_type).as_pointer()

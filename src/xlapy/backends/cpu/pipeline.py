@@ -1,0 +1,64 @@
+"""The CPU compiler's pass pipeline: simplify, expand, normalize layouts, fuse.
+
+The order follows XLA:CPU's: first rewrites that remove work (inlining,
+simplification, constant folding, CSE, DCE, loop-invariant code motion) to a
+fixed point; then the expanders that turn ops without a native emitter into
+ops that have one; then layouts; then fusion, and a final clean-up.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from ...hlo.module import HloModule
+from ...passes.pass_base import HloPass, PassPipeline, PipelineOptions
+from .layout_normalization import normalize_layouts
+
+
+class LayoutNormalization(HloPass):
+    name = "layout-normalization"
+
+    def run(self, module: HloModule) -> bool:
+        normalize_layouts(module)
+        return True
+
+
+def _optional(module_name: str, class_name: str, *args: Any) -> list[HloPass]:
+    """The pass if its module exists (the pipeline grows as passes land)."""
+    try:
+        module = importlib.import_module(f"xlapy.passes.{module_name}")
+    except ImportError:
+        return []
+    cls = getattr(module, class_name, None)
+    return [cls(*args)] if cls is not None else []
+
+
+def cpu_pipeline(options: Any) -> PassPipeline:
+    pipeline = PassPipeline(
+        name="cpu",
+        options=PipelineOptions(
+            verify=bool(getattr(options, "debug", False)),
+            dump_dir=getattr(options, "dump_dir", None),
+        ),
+    )
+    pipeline.add(*_optional("expanders", "AsyncUnwrapper"))
+    pipeline.add(*_optional("inliner", "CallInliner"), *_optional("inliner", "MapInliner"))
+    simplify = [
+        *_optional("algebraic_simplifier", "AlgebraicSimplifier"),
+        *_optional("tuple_simplifier", "TupleSimplifier"),
+        *_optional("constant_folding", "ConstantFolding"),
+        *_optional("cse", "CommonSubexpressionElimination"),
+        *_optional("dce", "DeadCodeElimination"),
+    ]
+    if simplify:
+        pipeline.add_fixed_point("simplify", simplify)
+    pipeline.add(*_optional("while_licm", "WhileLoopInvariantCodeMotion"))
+    pipeline.add(*_optional("expanders", "BatchNormExpander"))
+    if simplify:
+        pipeline.add_fixed_point("simplify-after-expansion", simplify)
+    pipeline.add(LayoutNormalization())
+    pipeline.add(*_optional("fusion", "InstructionFusion"))
+    pipeline.add(*_optional("multi_output_fusion", "MultiOutputFusion"))
+    pipeline.add(*_optional("dce", "DeadCodeElimination"))
+    return pipeline
