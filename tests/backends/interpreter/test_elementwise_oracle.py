@@ -341,9 +341,11 @@ INEXACT_BOUNDS: dict[str, dict[str, float]] = {
     "log-plus-one": {"f32": 3, "f64": 128, "narrow": 1, "c64": 4, "c128": 32},  # 2 110 0 .72 17
     "logistic": {"f32": 2, "f64": 2, "narrow": 2, "c64": 4, "c128": 4},  # .5 1 .5 .64 .79 (eps)
     "sqrt": {"narrow": 1, "c64": 2, "c128": 2},  # 0 0 0 .57 .65
-    "rsqrt": {"f32": 2, "f64": 1, "narrow": 1, "c64": 4, "c128": 4},  # 1 0 0 1.2 .87
-    "cbrt": {"f32": 2, "f64": 1, "narrow": 1},  # 1 0 0
-    "sine": {"f32": 2, "f64": 1, "narrow": 1, "c64": 8, "c128": 8},  # 1 0 0 3.5 2
+    # On an AVX-512 host (2026-11-24) XLA:CPU's f64 rsqrt and cbrt are 2 ULPs off, and its
+    # c128 sine of a number with a tiny real part is off by 88 conditioned epsilons.
+    "rsqrt": {"f32": 2, "f64": 2, "narrow": 1, "c64": 4, "c128": 4},  # 1 2 0 1.2 .87
+    "cbrt": {"f32": 2, "f64": 2, "narrow": 1},  # 1 2 0
+    "sine": {"f32": 2, "f64": 1, "narrow": 1, "c64": 8, "c128": 128},  # 1 0 0 3.5 88
     "cosine": {"f32": 2, "f64": 1, "narrow": 1, "c64": 4, "c128": 4},  # 1 0 0 .89 .89
     "tan": {"f32": 2, "f64": 1, "narrow": 1, "c64": 4, "c128": 4},  # 1 0 0 1 .63
     "tanh": {"f32": 4, "f64": 4, "narrow": 1, "c64": 4, "c128": 4},  # 3 3 0 1.1 .8

@@ -68,8 +68,10 @@ def _read_tree(shape: Shape, pointers: Any, position: list[int], writable: bool)
 
 def _write_tree(shape: Shape, value: Any, pointers: Any, position: list[int]) -> None:
     if shape.is_tuple:
-        for s, v in zip(shape.tuple_shapes, value, strict=True):
-            _write_tree(s, v, pointers, position)
+        # An empty tuple holds nothing (an async state's unbound output, whatever its value).
+        if shape.tuple_shapes:
+            for s, v in zip(shape.tuple_shapes, value, strict=True):
+                _write_tree(s, v, pointers, position)
         return
     if not shape.is_array:
         return

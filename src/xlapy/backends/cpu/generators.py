@@ -361,9 +361,16 @@ def _pad(emitter: ElementEmitter, instruction: HloInstruction) -> Generator:
     return gen
 
 
-def _dynamic_slice(emitter: ElementEmitter, instruction: HloInstruction) -> Generator:
-    from .elemental import emit_convert
+def start_index(b: ir.IRBuilder, value: ir.Value, et: PrimitiveType, limit: int) -> ir.Value:
+    """A dynamic start index as i64, clamped to [0, limit] (unsigned types compare unsigned)."""
+    if value.type.width < 64:
+        value = b.sext(value, I64) if et.is_signed_integral else b.zext(value, I64)
+    if et.is_signed_integral:
+        return _clamp(b, value, 0, limit)
+    return b.select(b.icmp_unsigned(">", value, i64(limit)), i64(limit), value)
 
+
+def _dynamic_slice(emitter: ElementEmitter, instruction: HloInstruction) -> Generator:
     operand = emitter.operand(instruction, 0)
     operand_shape = instruction.operand(0).shape
     sizes = instruction.shape.dimensions
@@ -371,13 +378,16 @@ def _dynamic_slice(emitter: ElementEmitter, instruction: HloInstruction) -> Gene
     start_types = [
         instruction.operand(k).shape.element_type for k in range(1, instruction.operand_count)
     ]
+    for et in start_types:
+        if not et.is_integral or et.bit_width < 8:
+            raise NotEmittable(f"dynamic-slice start indices of type {et.hlo_name}")
 
     def gen(b: ir.IRBuilder, index: Index) -> ir.Value:
         multi = index.multi(b)
         source = []
         for d, (m, start, et) in enumerate(zip(multi, starts, start_types, strict=True)):
-            value = emit_convert(b, start(b, Index((), multi=[])), et, PrimitiveType.S64)
-            value = _clamp(b, value, 0, operand_shape.dimensions[d] - sizes[d])
+            limit = operand_shape.dimensions[d] - sizes[d]
+            value = start_index(b, start(b, Index((), multi=[])), et, limit)
             source.append(b.add(value, m))
         return operand(b, Index(operand_shape.dimensions, multi=source))
 

@@ -33,14 +33,23 @@ def _initialize() -> llvm.TargetMachine:
                 path = ctypes.util.find_library(name)
                 if path:
                     llvm.load_library_permanently(path)
-            target = llvm.Target.from_default_triple()
-            _state["tm"] = target.create_target_machine(
-                cpu=llvm.get_host_cpu_name(),
-                features=llvm.get_host_cpu_features().flatten(),
-                opt=3,
-                codemodel="jitdefault",
-            )
+            tm = _new_target_machine()
+            # Read once: each ``target_data`` access makes an object whose disposal
+            # can free data the target machine still uses.
+            _state["data_layout"] = str(tm.target_data)
+            _state["triple"] = llvm.get_process_triple()
+            _state["tm"] = tm
         return _state["tm"]  # type: ignore[return-value]
+
+
+def _new_target_machine() -> llvm.TargetMachine:
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=3,
+        codemodel="jitdefault",
+    )
 
 
 def target_machine() -> llvm.TargetMachine:
@@ -49,11 +58,12 @@ def target_machine() -> llvm.TargetMachine:
 
 def host_triple() -> str:
     _initialize()
-    return llvm.get_process_triple()
+    return _state["triple"]  # type: ignore[return-value]
 
 
 def target_data_layout() -> str:
-    return str(_initialize().target_data)
+    _initialize()
+    return _state["data_layout"]  # type: ignore[return-value]
 
 
 def register_symbol(name: str, address: int) -> None:
@@ -114,7 +124,8 @@ def compile_module(module: ir.Module, *, opt_level: int = 3, keep_ir: bool = Fal
     timings["optimize"] = time.perf_counter() - start
     start = time.perf_counter()
     with _lock:
-        engine = llvm.create_mcjit_compiler(parsed, tm)
+        # An engine owns its target machine and frees it with itself: give it its own.
+        engine = llvm.create_mcjit_compiler(parsed, _new_target_machine())
         engine.finalize_object()
     timings["codegen"] = time.perf_counter() - start
     return CompiledCode(engine, str(parsed) if keep_ir else "", timings)

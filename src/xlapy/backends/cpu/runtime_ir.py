@@ -119,7 +119,7 @@ def ensure_runtime() -> None:
         module = llvm.parse_assembly(_RUNTIME_IR)
         module.triple = jit.host_triple()
         module.verify()
-        engine = llvm.create_mcjit_compiler(module, jit.target_machine())
+        engine = llvm.create_mcjit_compiler(module, jit._new_target_machine())
         engine.finalize_object()
         jit.register_symbol("xlapy_parallel_for", engine.get_function_address("xlapy_parallel_for"))
         _code.append(engine)

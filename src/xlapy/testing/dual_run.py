@@ -1,0 +1,68 @@
+"""Run a module on the CPU backend and on the interpreter, and insist that they agree.
+
+The interpreter is the oracle. Exact ops must agree bit for bit (integers,
+predicates, movement); float results within a tolerance that allows the
+documented error of the CPU backend's vectorized transcendental functions and
+a different summation order in reductions (the spec leaves it open). A module
+that the interpreter rejects must be rejected by the CPU backend as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..backends.cpu import run as cpu_run
+from ..backends.interpreter import run as interpreter_run
+from ..errors import XlaError
+from ..types import PrimitiveType
+
+_RTOL = {2: 2e-3, 1: 0.13}  # by itemsize; 4 and 8 byte floats below
+_RTOL_BY_DTYPE = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-12}
+
+
+def assert_agree(got: Any, want: Any, where: str = "result") -> None:
+    """``got`` (CPU) equals ``want`` (interpreter) as the module docstring says."""
+    if isinstance(want, tuple):
+        assert isinstance(got, tuple) and len(got) == len(want), f"{where}: {got!r} vs {want!r}"
+        for k, (g, w) in enumerate(zip(got, want, strict=True)):
+            assert_agree(g, w, f"{where}[{k}]")
+        return
+    if want is None:
+        assert got is None, f"{where}: expected a token, got {got!r}"
+        return
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.shape == w.shape, f"{where}: shape {g.shape} != {w.shape}"
+    assert g.dtype == w.dtype, f"{where}: dtype {g.dtype} != {w.dtype}"
+    et = PrimitiveType.from_dtype(w.dtype)
+    if not (et.is_float or et.is_complex):
+        np.testing.assert_array_equal(g, w, err_msg=where)
+        return
+    wide = np.complex128 if et.is_complex else np.float64
+    gf, wf = g.astype(wide), w.astype(wide)
+    rtol = _RTOL_BY_DTYPE.get(w.dtype, _RTOL.get(w.dtype.itemsize, 2e-5))
+    finite = np.isfinite(wf)
+    scale = float(np.max(np.abs(wf[finite]))) if finite.any() else 1.0
+    np.testing.assert_allclose(
+        gf, wf, rtol=rtol, atol=rtol * max(scale, 1e-30) * 1e-3, equal_nan=True, err_msg=where
+    )
+
+
+def dual_run(module: Any, *arguments: Any, **options: Any) -> Any:
+    """The interpreter's result, after checking that the CPU backend computes the same."""
+    try:
+        want = interpreter_run(module, *arguments, **options)
+    except XlaError:
+        try:
+            cpu_run(module, *arguments, **options)
+        except XlaError:
+            pass
+        else:
+            raise AssertionError(
+                "the interpreter rejected the module but the CPU backend ran it"
+            ) from None
+        raise
+    got = cpu_run(module, *arguments, **options)
+    assert_agree(got, want)
+    return want
