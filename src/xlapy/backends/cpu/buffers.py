@@ -140,6 +140,7 @@ class _Heap:
     def __init__(self) -> None:
         self.free: list[tuple[int, int]] = []  # sorted (offset, size)
         self.top = 0
+        self.peak = 0  # the high-water mark: the size the region needs
 
     def allocate(self, size: int) -> int:
         size = max(ALIGNMENT, -(-size // ALIGNMENT) * ALIGNMENT)
@@ -154,6 +155,7 @@ class _Heap:
             return offset
         offset = self.top
         self.top += size
+        self.peak = max(self.peak, self.top)
         return offset
 
     def release(self, offset: int, size: int) -> None:
@@ -286,7 +288,7 @@ def assign_computation(
             if base is not slot:
                 slot.offset = base.offset
     result.values = provisional
-    result.region_size = max(heap.top, 0)
+    result.region_size = heap.peak
 
     # Result leaves not written in place by their producer get a copy at the end.
     root_tree = provisional[id(root)]

@@ -24,7 +24,7 @@ from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
 from ...hlo.opcode import HloOpcode
 from .buffers import leaves
-from .generators import GENERATORS, ElementEmitter, buffer_reader, scalar_constant
+from .generators import GENERATORS, ElementEmitter, Generator, buffer_reader, scalar_constant
 from .ir_support import Index, for_range, i64, typed_pointer
 from .llvm_types import I8_PTR, I64, VOID, NotEmittable
 
@@ -331,12 +331,36 @@ def emit_reduction(
         et_outputs = [
             s.element_type for s in (r.shape.tuple_shapes if r.shape.is_tuple else [r.shape])
         ]
+        reducer = r.to_apply
+        # The reducer may compute in other types than the operands (bf16 data, f32
+        # accumulator): values are converted to its parameter types on the way in.
+        param_types = [p.shape.element_type for p in reducer.parameters]
+        root = reducer.root
+        root_types = [
+            s.element_type
+            for s in (root.shape.tuple_shapes if root.shape.is_tuple else [root.shape])
+        ]
         plans.append(
             {
-                "inputs": [emitter.generator(r.operand(k)) for k in range(n)],
-                "inits": [emitter.generator(r.operand(n + k)) for k in range(n)],
-                "reducer": r.to_apply,
+                "inputs": [
+                    _converted(
+                        emitter.generator(r.operand(k)),
+                        r.operand(k).shape.element_type,
+                        param_types[n + k],
+                    )
+                    for k in range(n)
+                ],
+                "inits": [
+                    _converted(
+                        emitter.generator(r.operand(n + k)),
+                        r.operand(n + k).shape.element_type,
+                        param_types[k],
+                    )
+                    for k in range(n)
+                ],
+                "reducer": reducer,
                 "types": et_outputs,
+                "accumulator_types": root_types,
                 "instruction": r,
             }
         )
@@ -379,7 +403,12 @@ def emit_reduction(
 
     def reduce_one(kept_multi: list[ir.Value], out_linear: ir.Value) -> None:
         accumulators = [[g(b, Index((), multi=[])) for g in p["inits"]] for p in plans]
-        use_lanes = row and not side_stores and reduced_dims[-1] >= 2 * LANES
+        use_lanes = (
+            row
+            and not side_stores
+            and reduced_dims[-1] >= 2 * LANES
+            and all(map(_symmetric, plans))
+        )
         if use_lanes:
             accumulators = _lane_reduce(
                 b, plans, accumulators, kept_multi, reduced_dims, input_index
@@ -388,8 +417,13 @@ def emit_reduction(
             accumulators = _plain_reduce(
                 b, plans, accumulators, kept_multi, reduced_dims, input_index, side_stores
             )
+        from .elemental import emit_convert
+
         for p, acc in zip(plans, accumulators, strict=True):
-            for pointer, value in zip(p["outputs"], acc, strict=True):
+            for pointer, value, have, want in zip(
+                p["outputs"], acc, p["accumulator_types"], p["types"], strict=True
+            ):
+                value = emit_convert(b, value, have, want)
                 b.store(value, b.gep(pointer, [out_linear]) if kept_dims else pointer)
 
     if not kept_dims:
@@ -405,6 +439,21 @@ def emit_reduction(
         lambda index: reduce_one(index.multi(b), index.linear(b)),
     )
     return kept_dims[0], parallel and kept_dims[0] >= 2
+
+
+def _symmetric(plan: dict) -> bool:
+    """Partial results can be combined with the reducer only if it takes two of a kind."""
+    params = [p.shape.element_type for p in plan["reducer"].parameters]
+    n = len(params) // 2
+    return params[:n] == params[n:] == list(plan["accumulator_types"])
+
+
+def _converted(generator: Generator, have: object, want: object) -> Generator:
+    if have == want:
+        return generator
+    from .elemental import emit_convert
+
+    return lambda b, index: emit_convert(b, generator(b, index), have, want)
 
 
 def _reducer_step(
