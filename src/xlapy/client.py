@@ -26,7 +26,7 @@ from .hlo.module import HloModule
 from .literal import Literal
 from .shape import ProgramShape, Shape
 
-DEFAULT_PLATFORM = "interpreter"  # switched to "cpu" once the elemental emitters land
+DEFAULT_PLATFORM = "cpu"
 
 
 @dataclass

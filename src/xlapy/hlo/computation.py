@@ -186,6 +186,11 @@ class HloComputation:
         return out
 
     # -- orders ---------------------------------------------------------------
+    def sort_topologically(self) -> None:
+        """Reorder the instruction list so every instruction follows its operands
+        (passes that add instructions call this so the text reads top to bottom)."""
+        self._instructions[:] = self.post_order()
+
     def post_order(self) -> list[HloInstruction]:
         """Every instruction after its operands and control predecessors.
 

@@ -341,7 +341,10 @@ class HloInstruction:
     @property
     def fusion_kind(self) -> str | None:
         kind = self.attributes.get("kind")
-        return None if kind is None else str(_plain(kind))
+        if kind is None:
+            return None
+        kind = _plain(kind)
+        return str(getattr(kind, "value", kind))  # "kLoop", whether an enum or text
 
     @property
     def custom_call_target(self) -> str | None:

@@ -422,7 +422,7 @@ class HloModule:
             new_computation = HloComputation(computation.name)
             new_computation.execution_thread = computation.execution_thread
             computation_map[id(computation)] = new_computation
-            for instruction in computation.instructions:
+            for instruction in computation.post_order():
                 new_instruction = instruction.clone(
                     [instruction_map[id(op)] for op in instruction.operands]
                 )

@@ -14,7 +14,7 @@ from collections import OrderedDict
 from ...custom_call import lookup_custom_call
 from ...hlo.module import HloModule
 from ...hlo.opcode import HloOpcode
-from . import emit_control, emit_dot, fallback, fast_call, jit, runtime_ir  # noqa: F401  (register their emitters)
+from . import emit_control, emit_dot, emit_update, fallback, fast_call, jit, runtime_ir  # noqa: F401  (register their emitters)
 from .codegen import ModuleEmitter
 from .executable import PLATFORM, CompiledProgram, CpuExecutable, CpuOptions
 from .pipeline import cpu_pipeline

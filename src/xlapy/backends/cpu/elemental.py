@@ -43,6 +43,15 @@ def _check(et: PrimitiveType) -> None:
     raise NotEmittable(f"{et.hlo_name} values are not native yet")
 
 
+def is_native_type(et: PrimitiveType) -> bool:
+    """Whether elementwise ops on ``et`` have native code (others fall back)."""
+    try:
+        _check(et)
+    except NotEmittable:
+        return False
+    return True
+
+
 def _module(b: ir.IRBuilder) -> ir.Module:
     return b.block.function.module
 

@@ -24,6 +24,18 @@ class LayoutNormalization(HloPass):
         return True
 
 
+def can_emit_fused(instruction: Any) -> bool:
+    """What the loop emitter generates inside a fusion: the pass's default set, on the
+    element types ``elemental`` has native code for."""
+    from ...passes.fusion import default_can_emit
+    from .elemental import is_native_type
+
+    if not default_can_emit(instruction):
+        return False
+    shapes = [instruction.shape, *(o.shape for o in instruction.operands)]
+    return all(is_native_type(s.element_type) for s in shapes if s.is_array)
+
+
 def _optional(module_name: str, class_name: str, *args: Any) -> list[HloPass]:
     """The pass if its module exists (the pipeline grows as passes land)."""
     try:
@@ -58,7 +70,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     if simplify:
         pipeline.add_fixed_point("simplify-after-expansion", simplify)
     pipeline.add(LayoutNormalization())
-    pipeline.add(*_optional("fusion", "InstructionFusion"))
+    pipeline.add(*_optional("fusion", "InstructionFusion", can_emit_fused))
     pipeline.add(*_optional("multi_output_fusion", "MultiOutputFusion"))
     pipeline.add(*_optional("dce", "DeadCodeElimination"))
     return pipeline
