@@ -8,9 +8,9 @@ written in place), which lets LLVM vectorize without runtime alias checks.
 Loops run over the output in row-major order, innermost dimension innermost.
 When every value of a loop fusion is read at the same linear position
 (elementwise chains, reshapes, scalar broadcasts), the loop is one flat loop
-over blocks of elements. Row reductions keep ``LANES`` independent partial
-results so that the SLP vectorizer can use full vectors, then combine them: the
-spec leaves the order of a reduction to the implementation.
+over blocks of elements. Reductions let LLVM reassociate the reducer (the
+spec leaves the order of a reduction to the implementation), so the loop
+vectorizer keeps vector partial results.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from .llvm_types import I8_PTR, I64, VOID, NotEmittable
 Op = HloOpcode
 PARALLEL_MIN_ELEMENTS = 1 << 17  # below this, starting threads costs more than it saves
 FLAT_BLOCK = 1024  # elements per parallel work unit of a flat loop
-LANES = 16
 
 # Opcodes a flat loop can generate without a multi-index.
 _LINEAR_SAFE = frozenset({Op.PARAMETER, Op.CONSTANT, Op.RESHAPE, Op.BITCAST, Op.COPY, Op.TUPLE})
@@ -389,12 +388,6 @@ def emit_reduction(
     reduced_count = math.prod(reduced_dims)
     total = kept_count * reduced_count
     parallel = total >= PARALLEL_MIN_ELEMENTS and kept_count >= 2
-    row = (
-        bool(reduced)
-        and reduced[-1] == len(in_dims) - 1
-        and reduced == list(range(len(in_dims) - len(reduced), len(in_dims)))
-    )
-
     def input_index(kept_multi: list[ir.Value], reduced_multi: list[ir.Value]) -> Index:
         multi: list[ir.Value] = [i64(0)] * len(in_dims)
         for d, v in zip(kept, kept_multi, strict=True):
@@ -405,20 +398,9 @@ def emit_reduction(
 
     def reduce_one(kept_multi: list[ir.Value], out_linear: ir.Value) -> None:
         accumulators = [[g(b, Index((), multi=[])) for g in p["inits"]] for p in plans]
-        use_lanes = (
-            row
-            and not side_stores
-            and reduced_dims[-1] >= 2 * LANES
-            and all(map(_symmetric, plans))
+        accumulators = _plain_reduce(
+            b, plans, accumulators, kept_multi, reduced_dims, input_index, side_stores
         )
-        if use_lanes:
-            accumulators = _lane_reduce(
-                b, plans, accumulators, kept_multi, reduced_dims, input_index
-            )
-        else:
-            accumulators = _plain_reduce(
-                b, plans, accumulators, kept_multi, reduced_dims, input_index, side_stores
-            )
         from .elemental import emit_convert
 
         for p, acc in zip(plans, accumulators, strict=True):
@@ -443,13 +425,6 @@ def emit_reduction(
     return kept_dims[0], parallel and kept_dims[0] >= 2
 
 
-def _symmetric(plan: dict) -> bool:
-    """Partial results can be combined with the reducer only if it takes two of a kind."""
-    params = [p.shape.element_type for p in plan["reducer"].parameters]
-    n = len(params) // 2
-    return params[:n] == params[n:] == list(plan["accumulator_types"])
-
-
 def _converted(generator: Generator, have: object, want: object) -> Generator:
     if have == want:
         return generator
@@ -461,7 +436,18 @@ def _converted(generator: Generator, have: object, want: object) -> Generator:
 def _reducer_step(
     b: ir.IRBuilder, plan: dict, acc: list[ir.Value], values: list[ir.Value]
 ) -> list[ir.Value]:
-    return emit_scalar_computation(b, plan["reducer"], [*acc, *values])
+    block = b.block
+    before = len(block.instructions)
+    result = emit_scalar_computation(b, plan["reducer"], [*acc, *values])
+    # The spec leaves the order of a reduction open: let LLVM reassociate the
+    # reducer's float additions and products, so the loop vectorizer keeps vector
+    # partial results (as it does for integer ops and llvm.maximum).
+    if b.block is block:
+        for instruction in block.instructions[before:]:
+            opname = getattr(instruction, "opname", "")
+            if opname in ("fadd", "fmul") and "reassoc" not in instruction.flags:
+                instruction.flags.append("reassoc")
+    return result
 
 
 def _plain_reduce(b, plans, accumulators, kept_multi, reduced_dims, input_index, side_stores):  # noqa: ANN001, ANN202
@@ -516,105 +502,3 @@ def _plain_reduce(b, plans, accumulators, kept_multi, reduced_dims, input_index,
 
     level(0, [])
     return state
-
-
-def _lane_reduce(b, plans, accumulators, kept_multi, reduced_dims, input_index):  # noqa: ANN001, ANN202
-    """Row reduction with LANES partial results: element j of each group of LANES goes to
-    partial j; the partials are combined pairwise at the end, then the tail is added."""
-    inner = reduced_dims[-1]
-    groups = inner // LANES
-    outer = reduced_dims[:-1]
-    state = accumulators  # per plan: list of values (the combined result so far)
-
-    def outer_level(d: int, reduced_multi: list[ir.Value]) -> None:
-        nonlocal state
-        if d == len(outer):
-            state = _lane_row(
-                b, plans, state, kept_multi, reduced_multi, inner, groups, input_index
-            )
-            return
-        before = b.block
-        entry_state = state
-        with for_range(b, 0, outer[d], f"ro{d}") as i:
-            phis = [[b.phi(v.type) for v in acc] for acc in entry_state]
-            for phi_list, acc in zip(phis, entry_state, strict=True):
-                for phi, v in zip(phi_list, acc, strict=True):
-                    phi.add_incoming(v, before)
-            state = [list(p) for p in phis]
-            outer_level(d + 1, [*reduced_multi, i])
-            latch = b.block
-            for phi_list, acc in zip(phis, state, strict=True):
-                for phi, v in zip(phi_list, acc, strict=True):
-                    phi.add_incoming(v, latch)
-        merged = []
-        for acc_in, acc_out in zip(entry_state, state, strict=True):
-            row = []
-            for v_in, v_out in zip(acc_in, acc_out, strict=True):
-                m = b.phi(v_in.type)
-                m.add_incoming(v_in, before)
-                m.add_incoming(v_out, latch)
-                row.append(m)
-            merged.append(row)
-        state = merged
-
-    outer_level(0, [])
-    return state
-
-
-def _lane_row(b, plans, state, kept_multi, reduced_multi, inner, groups, input_index):  # noqa: ANN001, ANN202
-    # Partials start from the first group's elements (no init needed: init is folded in once).
-    before = b.block
-    first_values = []
-    for p in plans:
-        lanes = []
-        for j in range(LANES):
-            index = input_index(kept_multi, [*reduced_multi, i64(j)])
-            lanes.append([g(b, index) for g in p["inputs"]])
-        first_values.append(lanes)
-    partial_in = first_values  # per plan, per lane: list of values
-    with for_range(b, 1, groups, "g") as g_index:
-        phis = [[[b.phi(v.type) for v in lane] for lane in lanes] for lanes in partial_in]
-        for plan_phis, lanes in zip(phis, partial_in, strict=True):
-            for lane_phis, lane in zip(plan_phis, lanes, strict=True):
-                for phi, v in zip(lane_phis, lane, strict=True):
-                    phi.add_incoming(v, before)
-        base = b.mul(g_index, i64(LANES))
-        updated = []
-        for p, plan_phis in zip(plans, phis, strict=True):
-            lanes = []
-            for j, lane_phis in enumerate(plan_phis):
-                index = input_index(kept_multi, [*reduced_multi, b.add(base, i64(j))])
-                lanes.append(
-                    _reducer_step(b, p, list(lane_phis), [g(b, index) for g in p["inputs"]])
-                )
-            updated.append(lanes)
-        latch = b.block
-        for plan_phis, lanes in zip(phis, updated, strict=True):
-            for lane_phis, lane in zip(plan_phis, lanes, strict=True):
-                for phi, v in zip(lane_phis, lane, strict=True):
-                    phi.add_incoming(v, latch)
-    after = []
-    for lanes_in, lanes_out in zip(partial_in, updated, strict=True):
-        plan_lanes = []
-        for lane_in, lane_out in zip(lanes_in, lanes_out, strict=True):
-            merged = []
-            for v_in, v_out in zip(lane_in, lane_out, strict=True):
-                m = b.phi(v_in.type)
-                m.add_incoming(v_in, before)
-                m.add_incoming(v_out, latch)
-                merged.append(m)
-            plan_lanes.append(merged)
-        after.append(plan_lanes)
-    # Combine lanes pairwise, then fold into the running state, then the tail.
-    result = []
-    for p, lanes, acc in zip(plans, after, state, strict=True):
-        while len(lanes) > 1:
-            lanes = [
-                _reducer_step(b, p, lanes[2 * k], lanes[2 * k + 1]) for k in range(len(lanes) // 2)
-            ]
-        combined = _reducer_step(b, p, acc, lanes[0])
-        for t in range(groups * LANES, inner):
-            index = input_index(kept_multi, [*reduced_multi, i64(t)])
-            combined = _reducer_step(b, p, combined, [g(b, index) for g in p["inputs"]])
-        result.append(combined)
-    return result
