@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(PY) -m xlapy.demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff check src tests benchmarks
 
 test: $(STAMP) lint
 	$(PY) -m pytest
@@ -34,3 +34,9 @@ CONFORMANCE_ARGS ?=
 conformance: $(STAMP)
 	$(PY) -m xlapy.conformance $(CONFORMANCE_DATA)/testdata $(CONFORMANCE_DATA)/interpret \
 		--markdown docs/conformance.md $(CONFORMANCE_ARGS) || test $$? -eq 1
+
+# Benchmarks (not part of `make test`): xlapy CPU vs numpy vs JAX in one run; writes
+# benchmarks/RESULTS.md and benchmarks/results.json. BENCH_ARGS=--quick for a short run.
+BENCH_ARGS ?=
+bench: $(STAMP)
+	$(PY) -m benchmarks.run $(BENCH_ARGS)

@@ -174,10 +174,15 @@ def _emit_fused(
             roots = list(root.operands) if root.opcode is Op.TUPLE else [root]
             linear = _is_linear(computation)
         out_pointers = kernel.buffers[n_in:]
-        if any(r.opcode is Op.REDUCE for r in roots):
-            n, parallel = emit_reduction(kernel, emitter, roots, out_pointers)
+        if computation is not None and any(
+            i.opcode is Op.REDUCE for i in computation.instructions
+        ) or any(r.opcode is Op.REDUCE for r in roots):
+            n, parallel = emit_reduction(kernel, emitter, roots, out_pointers, computation)
         else:
-            n, parallel = _emit_elementwise_loop(kernel, emitter, roots, out_pointers, linear)
+            tiled = _transposes_minor_dim(computation.instructions if computation else roots)
+            n, parallel = _emit_elementwise_loop(
+                kernel, emitter, roots, out_pointers, linear, tiled
+            )
         kernel.finish()
     except NotEmittable:
         kernel.discard()
@@ -202,6 +207,7 @@ def _emit_elementwise_loop(
     roots: list[HloInstruction],
     outputs: list[ir.Value],
     linear: bool,
+    tiled: bool = False,
 ) -> tuple[int, bool]:
     dims = roots[0].shape.dimensions
     for root in roots:
@@ -239,8 +245,68 @@ def _emit_elementwise_loop(
             body(Index(dims, linear=i))
         return n, parallel and n >= 2
     n = dims[0]
-    _nest(b, dims, kernel.start, kernel.stop, body)
+    if tiled:
+        _tiled_nest(b, dims, kernel.start, kernel.stop, body)
+    else:
+        _nest(b, dims, kernel.start, kernel.stop, body)
     return n, parallel and n >= 2
+
+
+TILE = 32
+
+
+def _transposes_minor_dim(instructions: object) -> bool:
+    """Whether some transpose reads its operand's innermost dimension across the output's
+    rows: then a row-major loop strides through memory, and tiles keep both sides in cache."""
+    for instruction in instructions:  # type: ignore[attr-defined]
+        if instruction.opcode is Op.TRANSPOSE:
+            perm = [int(d) for d in instruction.attribute("dimensions")]
+            if perm and perm[-1] != len(perm) - 1:
+                return True
+    return False
+
+
+def _tiled_nest(
+    b: ir.IRBuilder,
+    dims: Sequence[int],
+    start: ir.Value,
+    stop: ir.Value,
+    body: Callable[[Index], None],
+) -> None:
+    """Loops over ``dims`` with the last two dimensions walked in TILE x TILE blocks."""
+    rank = len(dims)
+    if rank < 2:
+        _nest(b, dims, start, stop, body)
+        return
+
+    def bounds(d: int) -> tuple[ir.Value, ir.Value]:
+        return (start, stop) if d == 0 else (i64(0), i64(dims[d]))
+
+    def outer(d: int, multi: list[ir.Value]) -> None:
+        if d == rank - 2:
+            tiles(multi)
+            return
+        lo, hi = bounds(d)
+        with for_range(b, lo, hi, f"d{d}") as i:
+            outer(d + 1, [*multi, i])
+
+    def tiles(prefix: list[ir.Value]) -> None:
+        row_lo, row_hi = bounds(rank - 2)
+        rows_tiles = b.udiv(b.add(b.sub(row_hi, row_lo), i64(TILE - 1)), i64(TILE))
+        col_tiles = -(-dims[-1] // TILE)
+        with for_range(b, 0, rows_tiles, "tr") as tr:
+            r0 = b.add(row_lo, b.mul(tr, i64(TILE)))
+            r1 = b.add(r0, i64(TILE))
+            r1 = b.select(b.icmp_signed(">", r1, row_hi), row_hi, r1)
+            with for_range(b, 0, col_tiles, "tc") as tc:
+                c0 = b.mul(tc, i64(TILE))
+                c1 = b.add(c0, i64(TILE))
+                c1 = b.select(b.icmp_signed(">", c1, i64(dims[-1])), i64(dims[-1]), c1)
+                with for_range(b, r0, r1, "r") as r:
+                    with for_range(b, c0, c1, "c") as c:
+                        body(Index(dims, multi=[*prefix, r, c]))
+
+    outer(0, [])
 
 
 def _nest(
@@ -301,11 +367,20 @@ def _ints(value: object) -> list[int]:
 
 
 def emit_reduction(
-    kernel: Kernel, emitter: ElementEmitter, roots: list[HloInstruction], outputs: list[ir.Value]
+    kernel: Kernel,
+    emitter: ElementEmitter,
+    roots: list[HloInstruction],
+    outputs: list[ir.Value],
+    computation: HloComputation | None = None,
 ) -> tuple[int, bool]:
     """Reduce kernels: every root is a reduce over the same input space and dimensions,
-    or a side output of that input space (a value computed on the way)."""
+    a side output of that input space (a value computed on the way), or an epilogue:
+    an elementwise function of the reduce results, computed once per output element."""
     reduces = [r for r in roots if r.opcode is Op.REDUCE]
+    if computation is not None:
+        reduces += [
+            i for i in computation.instructions if i.opcode is Op.REDUCE and i not in reduces
+        ]
     first = reduces[0]
     in_dims = first.operand(0).shape.dimensions
     reduced = sorted(_ints(first.attribute("dimensions")))
@@ -315,12 +390,15 @@ def emit_reduction(
             or sorted(_ints(r.attribute("dimensions"))) != reduced
         ):
             raise NotEmittable("a fusion of reduces over different dimensions")
-    sides = [r for r in roots if r.opcode is not Op.REDUCE]
-    for s in sides:
-        if s.shape.dimensions != in_dims:
-            raise NotEmittable("a side output that is not in the reduce's input space")
     kept = [d for d in range(len(in_dims)) if d not in reduced]
     kept_dims = [in_dims[d] for d in kept]
+    sides = [r for r in roots if r.opcode is not Op.REDUCE and r.shape.dimensions == in_dims]
+    epilogues = [r for r in roots if r.opcode is not Op.REDUCE and r not in sides]
+    for e in epilogues:
+        if list(e.shape.dimensions) != kept_dims or not reduced:
+            raise NotEmittable("a reduce fusion output that is neither reduced nor the input")
+    if epilogues and any(not r.shape.is_array for r in reduces):
+        raise NotEmittable("an epilogue over a variadic reduce")
     reduced_dims = [in_dims[d] for d in reduced]
     b = kernel.b
     out_of = {id(r): outputs[k] for k, r in enumerate(roots)}
@@ -370,8 +448,12 @@ def emit_reduction(
     ]
     # Reduce outputs: a multi-output fusion's tuple leaves are consecutive per root.
     leaf = 0
+    epilogue_outputs = {}
     for _k, r in enumerate(roots):
-        if r.opcode is Op.REDUCE:
+        if r in epilogues:
+            epilogue_outputs[id(r)] = typed_pointer(b, outputs[leaf], r.shape.element_type)
+            leaf += 1
+        elif r.opcode is Op.REDUCE:
             count = len(r.shape.tuple_shapes) if r.shape.is_tuple else 1
             plans_for = next(p for p in plans if p["instruction"] is r)
             plans_for["outputs"] = [
@@ -404,11 +486,19 @@ def emit_reduction(
         from .elemental import emit_convert
 
         for p, acc in zip(plans, accumulators, strict=True):
-            for pointer, value, have, want in zip(
-                p["outputs"], acc, p["accumulator_types"], p["types"], strict=True
-            ):
-                value = emit_convert(b, value, have, want)
+            results = [
+                emit_convert(b, value, have, want)
+                for value, have, want in zip(acc, p["accumulator_types"], p["types"], strict=True)
+            ]
+            for pointer, value in zip(p.get("outputs", []), results, strict=False):
                 b.store(value, b.gep(pointer, [out_linear]) if kept_dims else pointer)
+            if epilogues:
+                emitter.bind(p["instruction"], lambda b, index, value=results[0]: value)
+        index = Index(kept_dims, multi=kept_multi, linear=out_linear)
+        for e in epilogues:
+            pointer = epilogue_outputs[id(e)]
+            value = emitter.generator(e)(b, index)
+            b.store(value, b.gep(pointer, [out_linear]) if kept_dims else pointer)
 
     if not kept_dims:
         reduce_one([], i64(0))

@@ -71,6 +71,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
         pipeline.add_fixed_point("simplify-after-expansion", simplify)
     pipeline.add(LayoutNormalization())
     pipeline.add(*_optional("fusion", "InstructionFusion", can_emit_fused))
+    pipeline.add(*_optional("multi_output_fusion", "ReduceEpilogueFusion"))
     pipeline.add(*_optional("multi_output_fusion", "MultiOutputFusion"))
     pipeline.add(*_optional("dce", "DeadCodeElimination"))
     return pipeline

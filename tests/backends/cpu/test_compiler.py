@@ -1,0 +1,138 @@
+"""What the CPU compiler must do to the benchmark programs: fuse, reuse memory, run natively.
+
+The programs are the benchmark workloads at small sizes (benchmarks/workloads.py),
+so the optimizations checked here are the ones the benchmark numbers rely on.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import numpy as np
+import pytest
+
+import xlapy
+from xlapy.hlo import parse_module
+from xlapy.hlo.opcode import HloOpcode
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
+from benchmarks import workloads  # noqa: E402
+
+PART_ONE = ["ew_chain", "axpy", "row_sums", "max", "softmax", "layer_norm", "matmul", "mlp",
+            "while_loop", "call_latency", "transpose"]  # fmt: skip
+BY_NAME = {make(64).name: make for make in workloads.ALL}
+
+
+def compiled(name: str):
+    w = BY_NAME[name](64)
+    executable = xlapy.local_client("cpu").compile(parse_module(w.hlo))
+    return w, executable
+
+
+def kernels(executable) -> int:
+    return executable._executable.kernel_count
+
+
+def fusions(executable) -> list:
+    module = executable.hlo_module_after_optimizations
+    return [i for i in module.entry.instructions if i.opcode is HloOpcode.FUSION]
+
+
+@pytest.mark.parametrize("name", PART_ONE)
+def test_part_one_workloads_run_natively_and_agree_with_numpy(name):
+    w, executable = compiled(name)
+    assert executable.fallback_ops == []
+    np.testing.assert_allclose(executable(*w.inputs), w.numpy_fn(*w.inputs), rtol=w.rtol, atol=w.rtol)
+
+
+def test_ew_chain_is_one_fused_loop():
+    _, executable = compiled("ew_chain")
+    entry = executable.hlo_module_after_optimizations.entry
+    assert [i.opcode for i in entry.instructions if i.opcode is not HloOpcode.PARAMETER] == [
+        HloOpcode.FUSION
+    ]
+    assert kernels(executable) == 1
+
+
+@pytest.mark.parametrize("name", ["softmax", "layer_norm"])
+def test_softmax_and_layer_norm_take_at_most_three_kernels(name):
+    _, executable = compiled(name)
+    assert kernels(executable) <= 3
+
+
+def test_mlp_bias_add_and_relu_fuse():
+    _, executable = compiled("mlp")
+    entry = executable.hlo_module_after_optimizations.entry
+    dots = [i for i in entry.instructions if i.opcode is HloOpcode.DOT]
+    assert len(dots) == 3
+    for dot in dots[:2]:
+        (user,) = dot.users
+        assert user.opcode is HloOpcode.FUSION
+        ops = {i.opcode for i in user.fused_computation.instructions}
+        assert {HloOpcode.ADD, HloOpcode.MAXIMUM} <= ops
+
+
+def test_no_buffer_is_allocated_per_call_for_intermediates():
+    w, executable = compiled("softmax")
+    backend = executable._executable
+    arena = backend._arena
+    assert backend.program.arena_size > 0
+    for _ in range(3):
+        executable(*w.inputs)
+    assert backend._arena is arena
+
+
+def test_large_results_are_reused_once_the_caller_drops_them():
+    x = np.ones(1 << 19, np.float32)
+    executable = xlapy.local_client("cpu").compile(
+        parse_module(
+            """HloModule m
+ENTRY e {
+  x = f32[524288] parameter(0)
+  ROOT n = f32[524288] negate(x)
+}"""
+        )
+    )
+    first = executable(x)
+    address = first.ctypes.data
+    del first
+    second = executable(x)
+    assert second.ctypes.data == address
+    kept = executable(x)  # ``second`` is still held: a fresh buffer
+    assert kept.ctypes.data != second.ctypes.data
+    np.testing.assert_array_equal(second, -x)
+
+
+def test_call_path_takes_the_fast_entry_and_falls_back_for_other_inputs():
+    _, executable = compiled("call_latency")
+    assert executable(np.ones(4, np.float32), np.ones(4, np.float32)).tolist() == [2.0] * 4
+    strided = np.ones(8, np.float32)[::2]  # not contiguous: the general path copies it
+    assert executable(strided, np.ones(4, np.float32)).tolist() == [2.0] * 4
+    with pytest.raises(xlapy.errors.InvalidArgumentError, match="expected f32"):
+        executable(np.ones(4, np.float64), np.ones(4, np.float32))
+
+
+def test_arguments_are_never_modified():
+    x = np.arange(8, dtype=np.float32)
+    before = x.copy()
+    executable = xlapy.local_client("cpu").compile(
+        parse_module(
+            """HloModule m
+ENTRY e {
+  x = f32[8] parameter(0)
+  n = f32[8] negate(x)
+  ROOT a = f32[8] add(n, x)
+}"""
+        )
+    )
+    executable(x)
+    np.testing.assert_array_equal(x, before)
+
+
+def test_compile_cache_returns_the_same_program():
+    text = BY_NAME["axpy"](64).hlo
+    client = xlapy.local_client("cpu")
+    a = client.compile(parse_module(text))
+    b = client.compile(parse_module(text))
+    assert a._executable.program is b._executable.program
