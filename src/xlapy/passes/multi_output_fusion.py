@@ -116,13 +116,17 @@ class MultiOutputFusion(HloPass):
         fused.sort_topologically()
         old_users = [u for u in consumer.users]
         consumer.shape = root.shape
-        reduced = HloInstruction(Op.GET_TUPLE_ELEMENT, reduce.shape, [consumer], attributes={"index": 0})
+        reduced = HloInstruction(
+            Op.GET_TUPLE_ELEMENT, reduce.shape, [consumer], attributes={"index": 0}
+        )
         computation.add_instruction(reduced)
         for user in old_users:
             user.replace_operand(consumer, reduced)
         if computation.root is consumer:
             computation.root = reduced
-        side = HloInstruction(Op.GET_TUPLE_ELEMENT, value.shape, [consumer], attributes={"index": 1})
+        side = HloInstruction(
+            Op.GET_TUPLE_ELEMENT, value.shape, [consumer], attributes={"index": 1}
+        )
         computation.add_instruction(side)
         producer.replace_all_uses_with(side)
         if computation.root is producer:
