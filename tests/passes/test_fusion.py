@@ -155,3 +155,23 @@ ENTRY e {
     check_same(
         text, module, *(rng.standard_normal(s).astype(np.float32) for s in [(4, 8), (8, 3), (3,)])
     )
+
+
+def test_a_large_full_reduction_is_split_into_row_partials():
+    from xlapy.passes.reduction_splitter import ReductionSplitter
+
+    n = 1 << 20
+    text = f"""HloModule t
+{REDUCERS}
+ENTRY e {{
+  x = f32[{n}] parameter(0)
+  ninf = f32[] constant(-inf)
+  ROOT m = f32[] reduce(x, ninf), dimensions={{0}}, to_apply=max
+}}"""
+    module = parse_module(text)
+    assert ReductionSplitter().run(module)
+    module.verify()
+    shapes = [str(i.shape) for i in module.entry.post_order() if i.opcode is HloOpcode.REDUCE]
+    assert shapes == ["f32[256]{0}", "f32[]"]
+    x = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    assert run(module, x) == run(text, x) == x.max()

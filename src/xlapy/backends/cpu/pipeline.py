@@ -70,6 +70,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     if simplify:
         pipeline.add_fixed_point("simplify-after-expansion", simplify)
     pipeline.add(LayoutNormalization())
+    pipeline.add(*_optional("reduction_splitter", "ReductionSplitter"))
     pipeline.add(*_optional("fusion", "InstructionFusion", can_emit_fused))
     pipeline.add(*_optional("multi_output_fusion", "ReduceEpilogueFusion"))
     pipeline.add(*_optional("multi_output_fusion", "MultiOutputFusion"))
