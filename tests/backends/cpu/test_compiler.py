@@ -19,7 +19,7 @@ from xlapy.hlo.opcode import HloOpcode
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 from benchmarks import workloads  # noqa: E402
 
-PART_ONE = ["ew_chain", "axpy", "row_sums", "max", "softmax", "layer_norm", "matmul", "mlp",
+PART_ONE = ["conv2d", "gather", "ew_chain", "axpy", "row_sums", "max", "softmax", "layer_norm", "matmul", "mlp",
             "while_loop", "call_latency", "transpose"]  # fmt: skip
 BY_NAME = {make(64).name: make for make in workloads.ALL}
 
@@ -43,7 +43,9 @@ def fusions(executable) -> list:
 def test_part_one_workloads_run_natively_and_agree_with_numpy(name):
     w, executable = compiled(name)
     assert executable.fallback_ops == []
-    np.testing.assert_allclose(executable(*w.inputs), w.numpy_fn(*w.inputs), rtol=w.rtol, atol=w.rtol)
+    np.testing.assert_allclose(
+        executable(*w.inputs), w.numpy_fn(*w.inputs), rtol=w.rtol, atol=w.rtol
+    )
 
 
 def test_ew_chain_is_one_fused_loop():

@@ -14,7 +14,17 @@ from collections import OrderedDict
 from ...custom_call import lookup_custom_call
 from ...hlo.module import HloModule
 from ...hlo.opcode import HloOpcode
-from . import emit_control, emit_dot, emit_update, fallback, fast_call, jit, runtime_ir  # noqa: F401  (register their emitters)
+from . import (  # noqa: F401  (the emit_* modules register their emitters)
+    emit_control,
+    emit_conv,
+    emit_dot,
+    emit_gather,
+    emit_update,
+    fallback,
+    fast_call,
+    jit,
+    runtime_ir,
+)
 from .codegen import ModuleEmitter
 from .executable import PLATFORM, CompiledProgram, CpuExecutable, CpuOptions
 from .pipeline import cpu_pipeline

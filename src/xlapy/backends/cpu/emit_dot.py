@@ -269,3 +269,56 @@ def _integer_dot(fe: FunctionEmitter, instruction: HloInstruction) -> None:
 
 
 del I32
+
+
+def emit_gemm(
+    fe: FunctionEmitter,
+    et: PrimitiveType,
+    m: int,
+    n: int,
+    k: int,
+    a: ir.Value,
+    lda: int,
+    b_: ir.Value,
+    ldb: int,
+    c: ir.Value,
+    ldc: int,
+    *,
+    trans_a: str = "N",
+    trans_b: str = "N",
+    accumulate: bool = False,
+) -> None:
+    """Column-major ``C (m x n) = op(A) (m x k) . op(B) (k x n)`` (``+ C`` if accumulating),
+    through BLAS; ``a``, ``b_`` and ``c`` are i8* values in the current function."""
+    if et not in _GEMM:
+        raise NotEmittable(f"no BLAS routine for {et.hlo_name}")
+    ints = (ctypes.c_int32 * 6)(m, n, k, max(1, lda), max(1, ldb), max(1, ldc))
+    one = (_SCALAR_CT[et] * 2)(*(_ONE[et] + (0.0,) * (2 - len(_ONE[et]))))
+    beta = (_SCALAR_CT[et] * 2)(*((1.0, 0.0) if accumulate else (0.0, 0.0)))
+    flags = (ctypes.c_char * 2)(trans_a.encode(), trans_b.encode())
+    fe.m.keep_alive.extend([ints, one, beta, flags])
+    b = fe.b
+
+    def address(obj: object, offset: int = 0) -> ir.Value:
+        base = ctypes.addressof(obj)  # type: ignore[arg-type]
+        return ir.Constant(ir.IntType(64), base + offset).inttoptr(I8_PTR)
+
+    gemm = _blas_function(fe, _GEMM[et], 13)
+    b.call(
+        gemm,
+        [
+            address(flags),
+            address(flags, 1),
+            address(ints, 0),
+            address(ints, 4),
+            address(ints, 8),
+            address(one),
+            a,
+            address(ints, 12),
+            b_,
+            address(ints, 16),
+            address(beta),
+            c,
+            address(ints, 20),
+        ],
+    )

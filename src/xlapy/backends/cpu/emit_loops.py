@@ -174,9 +174,11 @@ def _emit_fused(
             roots = list(root.operands) if root.opcode is Op.TUPLE else [root]
             linear = _is_linear(computation)
         out_pointers = kernel.buffers[n_in:]
-        if computation is not None and any(
-            i.opcode is Op.REDUCE for i in computation.instructions
-        ) or any(r.opcode is Op.REDUCE for r in roots):
+        if (
+            computation is not None
+            and any(i.opcode is Op.REDUCE for i in computation.instructions)
+            or any(r.opcode is Op.REDUCE for r in roots)
+        ):
             n, parallel = emit_reduction(kernel, emitter, roots, out_pointers, computation)
         else:
             tiled = _transposes_minor_dim(computation.instructions if computation else roots)
@@ -470,6 +472,7 @@ def emit_reduction(
     reduced_count = math.prod(reduced_dims)
     total = kept_count * reduced_count
     parallel = total >= PARALLEL_MIN_ELEMENTS and kept_count >= 2
+
     def input_index(kept_multi: list[ir.Value], reduced_multi: list[ir.Value]) -> Index:
         multi: list[ir.Value] = [i64(0)] * len(in_dims)
         for d, v in zip(kept, kept_multi, strict=True):

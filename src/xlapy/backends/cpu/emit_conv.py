@@ -1,0 +1,143 @@
+"""Convolution NHWC x HWIO with unit strides and dilations: one GEMM per kernel tap.
+
+The input is copied once into a zero-padded buffer. Numbering output positions
+over the padded width (``r = (b * Hp + y) * Wp + x``), the input under kernel
+tap ``(i, j)`` for every position is the padded buffer shifted by
+``(i * Wp + j) * C`` elements: an ``[M, C]`` matrix with row stride ``C``. So
+the convolution is ``KH * KW`` GEMMs ``[M, C] x [C, O]`` accumulating into an
+``[M, O]`` buffer (BLAS, all cores), from which the valid ``Ho x Wo`` positions
+are copied out; the wasted border rows cost ``Hp * Wp / (Ho * Wo)`` - 1 extra
+work (6% for 64x64 SAME). Other forms fall back for now.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ...hlo.instruction import HloInstruction
+from ...hlo.opcode import HloOpcode
+from .buffers import Slot
+from .codegen import FunctionEmitter, thunk_emitter
+from .emit_dot import _GEMM, emit_gemm
+from .ir_support import for_range, i64
+from .llvm_types import I8, I8_PTR, NotEmittable
+
+Op = HloOpcode
+
+
+def _nhwc_hwio(instruction: HloInstruction) -> bool:
+    d = instruction.attribute("dim_labels")
+    return (
+        d is not None
+        and (d.input_batch_dimension, d.input_feature_dimension, tuple(d.input_spatial_dimensions))
+        == (0, 3, (1, 2))
+        and (
+            d.kernel_input_feature_dimension,
+            d.kernel_output_feature_dimension,
+            tuple(d.kernel_spatial_dimensions),
+        )
+        == (2, 3, (0, 1))
+        and (
+            d.output_batch_dimension,
+            d.output_feature_dimension,
+            tuple(d.output_spatial_dimensions),
+        )
+        == (0, 3, (1, 2))
+    )
+
+
+@thunk_emitter(Op.CONVOLUTION)
+def _convolution(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    x, w = instruction.operands
+    et = instruction.shape.element_type
+    if not (
+        x.shape.element_type == w.shape.element_type == et and et in _GEMM and not et.is_complex
+    ):
+        raise NotEmittable(f"convolution of {x.shape} x {w.shape} -> {instruction.shape}")
+    if (
+        int(instruction.attribute("feature_group_count", 1) or 1) != 1
+        or int(instruction.attribute("batch_group_count", 1) or 1) != 1
+    ):
+        raise NotEmittable("grouped convolution")
+    if x.shape.rank != 4 or not _nhwc_hwio(instruction):
+        raise NotEmittable("a convolution other than NHWC x HWIO -> NHWC")
+    window = instruction.attribute("window")
+    dims = list(window.dimensions) if window is not None else []
+    if len(dims) != 2 or any(
+        d.stride != 1
+        or d.window_dilation != 1
+        or d.base_dilation != 1
+        or d.window_reversal
+        or d.padding_low < 0
+        or d.padding_high < 0
+        for d in dims
+    ):
+        raise NotEmittable("a strided, dilated, reversed or cropped convolution")
+    batch, height, width, channels = x.shape.dimensions
+    kh, kw, kc, outs = w.shape.dimensions
+    hp = height + dims[0].padding_low + dims[0].padding_high
+    wp = width + dims[1].padding_low + dims[1].padding_high
+    ho, wo = hp - kh + 1, wp - kw + 1
+    if kc != channels or tuple(instruction.shape.dimensions) != (batch, ho, wo, outs):
+        raise NotEmittable("unexpected convolution shapes")
+    out = fe.value(instruction)
+    if not isinstance(out, Slot) or min(batch, ho, wo, outs, channels, kh, kw) <= 0:
+        raise NotEmittable("an empty convolution")
+    size = et.byte_width
+    m = batch * hp * wp - ((kh - 1) * wp + (kw - 1))
+    padded_offset = fe.m.reserve(batch * hp * wp * channels * size)
+    acc_offset = fe.m.reserve(batch * hp * wp * outs * size)
+    b = fe.b
+    padded = b.gep(fe.arena_base, [i64(padded_offset)])
+    acc = b.gep(fe.arena_base, [i64(acc_offset)])
+    source, target = fe.pointer(fe.value(x)), fe.pointer(out)
+    memset = fe.m.ir.declare_intrinsic("llvm.memset", [I8_PTR, ir.IntType(64)])
+    b.call(
+        memset,
+        [padded, I8(0), i64(batch * hp * wp * channels * size), ir.Constant(ir.IntType(1), 0)],
+    )
+    row_bytes = width * channels * size
+    with for_range(b, 0, batch * height, "in_row") as row:
+        bi = b.udiv(row, i64(height))
+        y = b.urem(row, i64(height))
+        dst_row = b.add(
+            b.mul(b.add(b.mul(bi, i64(hp)), b.add(y, i64(dims[0].padding_low))), i64(wp)),
+            i64(dims[1].padding_low),
+        )
+        fe.m.memcpy(
+            b,
+            b.gep(padded, [b.mul(dst_row, i64(channels * size))]),
+            b.gep(source, [b.mul(row, i64(row_bytes))]),
+            row_bytes,
+        )
+    # Row-major [M, O] = [M, C] . [C, O]  is column-major  O x M = (O x C) . (C x M).
+    for i in range(kh):
+        for j in range(kw):
+            a = b.gep(padded, [i64((i * wp + j) * channels * size)])
+            tap = fe.pointer(fe.value(w))
+            tap = b.gep(tap, [i64((i * kw + j) * channels * outs * size)])
+            emit_gemm(
+                fe,
+                et,
+                outs,
+                m,
+                channels,
+                tap,
+                outs,
+                a,
+                channels,
+                acc,
+                outs,
+                accumulate=(i, j) != (0, 0),
+            )
+    out_row_bytes = wo * outs * size
+    with for_range(b, 0, batch * ho, "out_row") as row:
+        bi = b.udiv(row, i64(ho))
+        y = b.urem(row, i64(ho))
+        src_row = b.mul(b.add(b.mul(bi, i64(hp)), y), i64(wp))
+        fe.m.memcpy(
+            b,
+            b.gep(target, [b.mul(row, i64(out_row_bytes))]),
+            b.gep(acc, [b.mul(src_row, i64(outs * size))]),
+            out_row_bytes,
+        )

@@ -1,0 +1,85 @@
+"""Native emitters with fast paths (convolution as GEMMs, row gathers, in-place
+dynamic-update-slice) against the interpreter, over random shapes and attributes."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xlapy
+from xlapy.backends.interpreter import run as interpret
+from xlapy.hlo import parse_module
+
+
+def native(text: str, *args):
+    executable = xlapy.local_client("cpu").compile(parse_module(text))
+    assert executable.fallback_ops == [], [t.reason for t in executable._executable.program.thunks]
+    return executable(*args)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.integers(1, 2), st.integers(1, 6), st.integers(1, 6), st.integers(1, 5), st.integers(1, 4),
+    st.integers(1, 3), st.integers(1, 3), st.integers(0, 2), st.integers(0, 2), st.integers(0, 2),
+    st.integers(0, 2),
+)  # fmt: skip
+def test_nhwc_convolution_matches_the_interpreter(b, h, w, c, o, kh, kw, pt, pb, pl, pr):
+    ho, wo = h + pt + pb - kh + 1, w + pl + pr - kw + 1
+    if ho < 1 or wo < 1:
+        return
+    rng = np.random.default_rng(b * 1000 + h * 100 + w)
+    x = rng.standard_normal((b, h, w, c)).astype(np.float32)
+    k = rng.standard_normal((kh, kw, c, o)).astype(np.float32)
+    text = f"""HloModule c
+ENTRY e {{
+  x = f32[{b},{h},{w},{c}] parameter(0)
+  k = f32[{kh},{kw},{c},{o}] parameter(1)
+  ROOT y = f32[{b},{ho},{wo},{o}] convolution(x, k), window={{size={kh}x{kw} pad={pt}_{pb}x{pl}_{pr}}}, dim_labels=b01f_01io->b01f
+}}"""
+    np.testing.assert_allclose(native(text, x, k), interpret(text, x, k), rtol=1e-4, atol=1e-4)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    st.integers(1, 50), st.integers(1, 9), st.integers(0, 40),
+    st.sampled_from(["s32", "s64", "u8", "u32"]),
+)  # fmt: skip
+def test_row_gather_clamps_indices_like_the_interpreter(rows, width, count, index_type):
+    rng = np.random.default_rng(rows * 7 + width)
+    table = rng.standard_normal((rows, width)).astype(np.float32)
+    dtype = {"s32": np.int32, "s64": np.int64, "u8": np.uint8, "u32": np.uint32}[index_type]
+    info = np.iinfo(dtype)
+    picks = rng.integers(max(info.min, -5), min(info.max, rows + 5), (count, 1), endpoint=True)
+    indices = picks.astype(dtype)
+    text = f"""HloModule g
+ENTRY e {{
+  t = f32[{rows},{width}] parameter(0)
+  i = {index_type}[{count},1] parameter(1)
+  ROOT g = f32[{count},{width}] gather(t, i), offset_dims={{1}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,{width}}}
+}}"""
+    if count == 0:
+        return
+    np.testing.assert_array_equal(native(text, table, indices), interpret(text, table, indices))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(-3, 9), st.integers(-3, 9), st.booleans())
+def test_dynamic_update_slice_in_place_and_copied(i, j, keep_operand):
+    x = np.arange(48, dtype=np.float32).reshape(6, 8)
+    u = -np.ones((2, 3), np.float32)
+    root = "(f32[6,8], f32[6,8]) tuple(d, n)" if keep_operand else "f32[6,8] add(d, d)"
+    text = f"""HloModule d
+ENTRY e {{
+  x = f32[6,8] parameter(0)
+  u = f32[2,3] parameter(1)
+  i = s32[] parameter(2)
+  j = s32[] parameter(3)
+  n = f32[6,8] negate(x)
+  d = f32[6,8] dynamic-update-slice(n, u, i, j)
+  ROOT r = {root}
+}}"""
+    args = (x, u, np.int32(i), np.int32(j))
+    got, want = native(text, *args), interpret(text, *args)
+    for g, w in zip(got if keep_operand else [got], want if keep_operand else [want], strict=True):
+        np.testing.assert_array_equal(g, w)
