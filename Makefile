@@ -40,3 +40,9 @@ conformance: $(STAMP)
 BENCH_ARGS ?=
 bench: $(STAMP)
 	$(PY) -m benchmarks.run $(BENCH_ARGS)
+
+# Differential testing and input fuzzing for FUZZ_SECONDS (not part of `make test`).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz
+fuzz: $(STAMP)
+	$(PY) -m xlapy.testing.fuzz --seconds $(FUZZ_SECONDS)
