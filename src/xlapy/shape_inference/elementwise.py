@@ -270,6 +270,14 @@ def _reduce_precision(ctx: InferenceContext) -> Shape:
     return array_shape(x.element_type, x.dimensions, x.dynamic_dimensions)
 
 
+def _as_sequence(value: object, fail: object) -> Sequence[object]:
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+        fail(f"broadcast_dimensions must be a sequence of dimension numbers, got {value!r}")  # type: ignore[operator]
+    if hasattr(value, "ndim") and getattr(value, "ndim", 1) != 1:
+        fail(f"broadcast_dimensions must be one list of dimension numbers, got {value!r}")  # type: ignore[operator]
+    return value  # type: ignore[return-value]
+
+
 def broadcast_binary_shapes(
     op_name: str,
     lhs: Shape,
@@ -291,8 +299,14 @@ def broadcast_binary_shapes(
     if not lhs.is_array or not rhs.is_array:
         fail("both operands must be arrays")
     small, large, swapped = (lhs, rhs, False) if lhs.rank <= rhs.rank else (rhs, lhs, True)
-    if broadcast_dimensions:
-        bdims = [int(d) for d in broadcast_dimensions]
+    if broadcast_dimensions is not None and len(_as_sequence(broadcast_dimensions, fail)):
+        try:
+            bdims = [int(d) for d in broadcast_dimensions]
+        except (TypeError, ValueError):
+            fail(
+                f"broadcast_dimensions must be a sequence of dimension numbers, "
+                f"got {broadcast_dimensions!r}"
+            )
         if small.rank == large.rank:
             if bdims != list(range(large.rank)):
                 fail(f"broadcast_dimensions {bdims} must be the identity when the ranks are equal")
