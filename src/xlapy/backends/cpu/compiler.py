@@ -106,6 +106,16 @@ class CpuBackend:
 
     platform = PLATFORM
 
+    def __init__(self) -> None:
+        # Start-up work, once per process when the client is made rather than inside
+        # the first compile: LLVM's target, the native runtime, scipy's BLAS table.
+        jit.target_machine()
+        runtime_ir.ensure_runtime()
+        from .emit_dot import blas_address
+
+        for routine in ("sgemm", "dgemm"):
+            blas_address(routine)
+
     def compile(self, module: HloModule, options: CpuOptions) -> CpuExecutable:
         module.verify()
         for instruction in module.instructions():
