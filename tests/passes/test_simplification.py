@@ -181,3 +181,59 @@ def test_fixed_point_pipeline_and_dump(tmp_path):
     dumps = sorted(p.name for p in tmp_path.iterdir())
     assert dumps and all(name.endswith(".hlo") for name in dumps)
     assert pipeline.stats["algebraic-simplifier"].changes >= 1
+
+
+def test_map_inliner_turns_a_scalar_function_into_array_ops():
+    from xlapy.passes.inliner import MapInliner
+
+    text = """HloModule t
+f { a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  c = f32[] constant(2)
+  m = f32[] multiply(a, c)
+  p = pred[] compare(m, b), direction=GT
+  ROOT s = f32[] select(p, m, b) }
+ENTRY e {
+  x = f32[2,3] parameter(0)
+  y = f32[2,3] parameter(1)
+  ROOT r = f32[2,3] map(x, y), dimensions={0,1}, to_apply=f
+}"""
+    module, ops = simplified(text, MapInliner())
+    assert "map" not in ops and {"multiply", "compare", "select"} <= set(ops)
+    rng = np.random.default_rng(5)
+    x, y = (rng.standard_normal((2, 3)).astype(np.float32) for _ in range(2))
+    same_results(text, module, x, y)
+
+
+def test_while_licm_computes_an_invariant_value_once():
+    from xlapy.passes.while_licm import WhileLoopInvariantCodeMotion
+
+    text = """HloModule t
+cond { s = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  n = s32[] constant(5)
+  ROOT lt = pred[] compare(i, n), direction=LT }
+body { s = (s32[], f32[4], f32[4]) parameter(0)
+  i = s32[] get-tuple-element(s), index=0
+  acc = f32[4] get-tuple-element(s), index=1
+  w = f32[4] get-tuple-element(s), index=2
+  ew = f32[4] exponential(w)
+  t = f32[4] tanh(ew)
+  a = f32[4] add(acc, t)
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  ROOT r = (s32[], f32[4], f32[4]) tuple(j, a, w) }
+ENTRY e {
+  x = f32[4] parameter(0)
+  w = f32[4] parameter(1)
+  z = s32[] constant(0)
+  init = (s32[], f32[4], f32[4]) tuple(z, x, w)
+  loop = (s32[], f32[4], f32[4]) while(init), condition=cond, body=body
+  ROOT out = f32[4] get-tuple-element(loop), index=1
+}"""
+    module, _ = simplified(text, WhileLoopInvariantCodeMotion())
+    body = module.computation("body")
+    assert not any(i.opcode.value in ("exponential", "tanh") for i in body.instructions)
+    assert any(i.opcode.value == "tanh" for i in module.entry.instructions)
+    rng = np.random.default_rng(6)
+    same_results(text, module, *(rng.standard_normal(4).astype(np.float32) for _ in range(2)))
