@@ -237,3 +237,32 @@ ENTRY e {
     assert any(i.opcode.value == "tanh" for i in module.entry.instructions)
     rng = np.random.default_rng(6)
     same_results(text, module, *(rng.standard_normal(4).astype(np.float32) for _ in range(2)))
+
+
+def test_batch_norm_expands_into_ops_the_cpu_backend_compiles():
+    import xlapy
+    from xlapy.passes.expanders import BatchNormExpander
+
+    text = """HloModule t
+ENTRY e {
+  x = f32[4,3,5] parameter(0)
+  s = f32[3] parameter(1)
+  o = f32[3] parameter(2)
+  g = f32[4,3,5] parameter(3)
+  t = (f32[4,3,5], f32[3], f32[3]) batch-norm-training(x, s, o), epsilon=0.001, feature_index=1
+  y = f32[4,3,5] get-tuple-element(t), index=0
+  m = f32[3] get-tuple-element(t), index=1
+  v = f32[3] get-tuple-element(t), index=2
+  i = f32[4,3,5] batch-norm-inference(x, s, o, m, v), epsilon=0.001, feature_index=1
+  d = (f32[4,3,5], f32[3], f32[3]) batch-norm-grad(x, s, m, v, g), epsilon=0.001, feature_index=1
+  ROOT r = (f32[4,3,5], f32[4,3,5], (f32[4,3,5], f32[3], f32[3])) tuple(y, i, d)
+}"""
+    module, ops = simplified(text, BatchNormExpander())
+    assert not any(op.startswith("batch-norm") for op in ops)
+    rng = np.random.default_rng(7)
+    args = [rng.standard_normal(s).astype(np.float32) for s in [(4, 3, 5), (3,), (3,), (4, 3, 5)]]
+    want, got = run(text, *args), run(module, *args)
+    for w, g in zip([want[0], want[1], *want[2]], [got[0], got[1], *got[2]], strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+    executable = xlapy.local_client("cpu").compile(parse_module(text))
+    assert executable.fallback_ops == []
