@@ -83,3 +83,46 @@ ENTRY e {{
     got, want = native(text, *args), interpret(text, *args)
     for g, w in zip(got if keep_operand else [got], want if keep_operand else [want], strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(st.integers(0, 6), min_size=1, max_size=3),
+    st.data(),
+    st.sampled_from([("add", "0"), ("maximum", "-inf"), ("minimum", "inf"), ("add", "1")]),
+)
+def test_reduce_window_matches_the_interpreter(dims, data, reducer):
+    op, init = reducer
+    parts, out_dims = [], []
+    for size in dims:
+        w = data.draw(st.integers(1, 3))
+        s = data.draw(st.integers(1, 2))
+        lo, hi = data.draw(st.integers(-1, 2)), data.draw(st.integers(0, 2))
+        bd, wd = data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2))
+        base = (size - 1) * bd + 1 if size else 0
+        padded = base + lo + hi
+        span = (w - 1) * wd + 1
+        if padded < span:
+            return
+        out_dims.append((padded - span) // s + 1)
+        parts.append((w, s, lo, hi, bd, wd))
+    window = (
+        "size=" + "x".join(str(p[0]) for p in parts)
+        + " stride=" + "x".join(str(p[1]) for p in parts)
+        + " pad=" + "x".join(f"{p[2]}_{p[3]}" for p in parts)
+        + " lhs_dilate=" + "x".join(str(p[4]) for p in parts)
+        + " rhs_dilate=" + "x".join(str(p[5]) for p in parts)
+    )  # fmt: skip
+    shape = ",".join(map(str, dims))
+    out = ",".join(map(str, out_dims))
+    text = f"""HloModule w
+r {{ a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] {op}(a, b) }}
+ENTRY e {{
+  x = f32[{shape}] parameter(0)
+  i = f32[] constant({init})
+  ROOT y = f32[{out}] reduce-window(x, i), window={{{window}}}, to_apply=r
+}}"""
+    x = np.random.default_rng(len(dims)).standard_normal(dims).astype(np.float32)
+    np.testing.assert_allclose(native(text, x), interpret(text, x), rtol=1e-5, atol=1e-5)

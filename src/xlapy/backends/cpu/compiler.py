@@ -20,6 +20,7 @@ from . import (  # noqa: F401  (the emit_* modules register their emitters)
     emit_dot,
     emit_gather,
     emit_update,
+    emit_window,
     fallback,
     fast_call,
     jit,
