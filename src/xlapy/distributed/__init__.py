@@ -1,5 +1,6 @@
 """Replicas and partitions: devices that run one program together and meet in collectives."""
 
+from .devices import run_on_devices
 from .hub import DEFAULT_TIMEOUT_SECONDS, CollectiveHub
 
-__all__ = ["CollectiveHub", "DEFAULT_TIMEOUT_SECONDS"]
+__all__ = ["CollectiveHub", "DEFAULT_TIMEOUT_SECONDS", "run_on_devices"]

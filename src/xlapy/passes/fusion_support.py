@@ -84,3 +84,19 @@ def _parameters_in_order(
     fused: HloComputation, operands: list[HloInstruction], by_operand: dict[int, HloInstruction]
 ) -> list[HloInstruction]:
     return [by_operand[id(o)] for o in operands]
+
+
+def clone_body(
+    source: HloComputation, into: HloComputation, parameters: list[HloInstruction]
+) -> HloInstruction:
+    """Copy ``source``'s instructions into ``into``, its parameter ``k`` standing for
+    ``parameters[k]``; returns the copy of its root (inlining and fusing both do this)."""
+    mapping: dict[int, HloInstruction] = {}
+    for instruction in source.post_order():
+        if instruction.opcode is Op.PARAMETER:
+            mapping[id(instruction)] = parameters[instruction.parameter_number]
+            continue
+        clone = instruction.clone([mapping[id(o)] for o in instruction.operands])
+        into.add_instruction(clone)
+        mapping[id(instruction)] = clone
+    return mapping[id(source.root)]

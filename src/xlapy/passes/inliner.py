@@ -11,6 +11,7 @@ from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
+from .fusion_support import clone_body
 from .pass_base import HloPass
 
 Op = HloOpcode
@@ -20,15 +21,7 @@ def inline_call(call: HloInstruction) -> HloInstruction:
     """Replace ``call`` by a copy of its callee's body; returns the copy of the root."""
     caller: HloComputation = call.parent
     callee: HloComputation = call.to_apply
-    mapping: dict[int, HloInstruction] = {}
-    for instruction in callee.post_order():
-        if instruction.opcode is Op.PARAMETER:
-            mapping[id(instruction)] = call.operand(instruction.parameter_number)
-            continue
-        clone = instruction.clone([mapping[id(o)] for o in instruction.operands])
-        caller.add_instruction(clone)
-        mapping[id(instruction)] = clone
-    result = mapping[id(callee.root)]
+    result = clone_body(callee, caller, list(call.operands))
     call.replace_all_uses_with(result)
     if caller.root is call:
         caller.root = result

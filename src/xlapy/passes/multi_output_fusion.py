@@ -21,6 +21,7 @@ from ..hlo.opcode import HloOpcode
 from ..shape import Shape
 from ..xla_data import FusionKind
 from .fusion import _control_flow_computations
+from .fusion_support import clone_body
 from .pass_base import HloPass
 
 Op = HloOpcode
@@ -40,22 +41,16 @@ def _inline_loop_fusion(consumer: HloInstruction, producer: HloInstruction) -> H
     )
     existing = {id(o): p for p, o in zip(fused.parameters, consumer.operands, strict=True)}
     new_operands = list(consumer.operands)
-    mapping: dict[int, HloInstruction] = {}
-    for inner_param, outer in zip(inner.parameters, producer.operands, strict=True):
+    inner_parameters = []
+    for outer in producer.operands:
         p = existing.get(id(outer))
         if p is None:
             p = HloInstruction.create_parameter(len(new_operands), outer.shape, name="param")
             fused.add_instruction(p)
             existing[id(outer)] = p
             new_operands.append(outer)
-        mapping[id(inner_param)] = p
-    for instruction in inner.post_order():
-        if instruction.opcode is Op.PARAMETER:
-            continue
-        clone = instruction.clone([mapping[id(o)] for o in instruction.operands])
-        fused.add_instruction(clone)
-        mapping[id(instruction)] = clone
-    root_clone = mapping[id(inner.root)]
+        inner_parameters.append(p)
+    root_clone = clone_body(inner, fused, inner_parameters)
     parameter.replace_all_uses_with(root_clone)
     position = new_operands.index(producer)
     new_operands.pop(position)

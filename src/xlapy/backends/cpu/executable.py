@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub
+from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, run_on_devices
 from ...errors import InternalError, InvalidArgumentError, XlaError
 from ...hlo.module import HloModule
 from ...literal import Literal
 from ...shape import ProgramShape, Shape
-from ..interpreter import FeedQueues
+from ..interpreter import FeedQueues, device_context
 from ..interpreter.evaluator import DeviceContext, EvalContext
 from . import fallback
 from .fast_call import ARGUMENT_MISMATCH
@@ -240,51 +240,25 @@ class CpuExecutable:
         return _relayout(self._result_shape, iter(leaves))
 
     def _device_context(self, index: int, hub: CollectiveHub | None) -> DeviceContext:
-        return DeviceContext(
-            replica_id=index // self.options.num_partitions,
-            partition_id=index % self.options.num_partitions,
-            num_replicas=self.options.num_replicas,
-            num_partitions=self.options.num_partitions,
-            collectives=hub,
-            infeed=self.feeds[index].infeed,
-            outfeed=self.feeds[index].outfeed,
-            rng_state=self._rng_states[index],
-        )
+        return device_context(self.options, index, hub, self.feeds[index], self._rng_states[index])
 
     def execute_replicated(self, arguments: Sequence[Sequence[Literal]]) -> list[Literal]:
         if len(arguments) != self.num_devices:
             raise XlaError(
                 f"the executable runs on {self.num_devices} devices but got arguments for {len(arguments)}"
             )
-        hub = CollectiveHub(self.num_devices, self.options.collective_timeout)
-        results: list[Any] = [None] * self.num_devices
-        errors: list[BaseException | None] = [None] * self.num_devices
 
-        def device(index: int) -> None:
-            run = fallback.Run(self.program.thunks, EvalContext(self._device_context(index, hub)))
-            key = fallback.register_run(run)
+        def run(index: int, hub: CollectiveHub) -> Literal:
+            run_state = fallback.Run(
+                self.program.thunks, EvalContext(self._device_context(index, hub))
+            )
+            key = fallback.register_run(run_state)
             try:
-                results[index] = self._execute_on(arguments[index], key, run, self._new_arena())
-            except BaseException as e:  # noqa: BLE001  (reported after every device stopped)
-                errors[index] = e
-                hub.abort(e)
+                return self._execute_on(arguments[index], key, run_state, self._new_arena())
             finally:
                 fallback.unregister_run(key)
 
-        threads = [
-            threading.Thread(target=device, args=(i,), daemon=True) for i in range(self.num_devices)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        first = next(
-            (e for e in errors if e is not None and "another device failed" not in str(e)), None
-        )
-        first = first or next((e for e in errors if e is not None), None)
-        if first is not None:
-            raise first
-        return results
+        return run_on_devices(self.num_devices, self.options.collective_timeout, run)
 
 
 def _rebuild(shape: Shape, leaves: Any) -> Any:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...custom_call import lookup_custom_call
-from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub
+from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, run_on_devices
 from ...errors import UnimplementedError, XlaError
 from ...hlo.module import HloModule
 from ...hlo.opcode import HloOpcode
@@ -69,16 +69,7 @@ class InterpreterExecutable:
         return sorted({i.opcode.value for i in self.module.instructions()})
 
     def _device_context(self, index: int, hub: CollectiveHub | None) -> DeviceContext:
-        return DeviceContext(
-            replica_id=index // self.options.num_partitions,
-            partition_id=index % self.options.num_partitions,
-            num_replicas=self.options.num_replicas,
-            num_partitions=self.options.num_partitions,
-            collectives=hub,
-            infeed=self.feeds[index].infeed,
-            outfeed=self.feeds[index].outfeed,
-            rng_state=self._rng_states[index],
-        )
+        return device_context(self.options, index, hub, self.feeds[index], self._rng_states[index])
 
     def execute(self, arguments: Sequence[Literal]) -> Literal:
         """Run on one device (replica 0, partition 0)."""
@@ -98,36 +89,30 @@ class InterpreterExecutable:
                 f"({self.options.num_replicas} replicas x {self.options.num_partitions} "
                 f"partitions) but got arguments for {len(arguments)}"
             )
-        hub = CollectiveHub(self.num_devices, self.options.collective_timeout)
-        results: list[Any] = [None] * self.num_devices
-        errors: list[BaseException | None] = [None] * self.num_devices
         shape = self.module.entry.root.shape
 
-        def run(index: int) -> None:
-            try:
-                ctx = EvalContext(self._device_context(index, hub))
-                values = [value_from_literal(a) for a in arguments[index]]
-                results[index] = literal_from_value(evaluate(self.module.entry, values, ctx), shape)
-            except BaseException as e:  # reported below, after every thread has stopped
-                errors[index] = e
-                hub.abort(e)
+        def run(index: int, hub: CollectiveHub) -> Literal:
+            ctx = EvalContext(self._device_context(index, hub))
+            values = [value_from_literal(a) for a in arguments[index]]
+            return literal_from_value(evaluate(self.module.entry, values, ctx), shape)
 
-        threads = [
-            threading.Thread(target=run, args=(i,), daemon=True) for i in range(self.num_devices)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        first = next((e for e in errors if e is not None and not _is_secondary(e)), None)
-        first = first or next((e for e in errors if e is not None), None)
-        if first is not None:
-            raise first
-        return results
+        return run_on_devices(self.num_devices, self.options.collective_timeout, run)
 
 
-def _is_secondary(error: BaseException) -> bool:
-    return "another device failed" in str(error)
+def device_context(
+    options: Any, index: int, hub: CollectiveHub | None, feeds: FeedQueues, rng_state: list[int]
+) -> DeviceContext:
+    """The context of device ``index`` (replica-major, then partition) of an execution."""
+    return DeviceContext(
+        replica_id=index // options.num_partitions,
+        partition_id=index % options.num_partitions,
+        num_replicas=options.num_replicas,
+        num_partitions=options.num_partitions,
+        collectives=hub,
+        infeed=feeds.infeed,
+        outfeed=feeds.outfeed,
+        rng_state=rng_state,
+    )
 
 
 class InterpreterBackend:
@@ -175,5 +160,6 @@ __all__ = [
     "InterpreterBackend",
     "InterpreterExecutable",
     "InterpreterOptions",
+    "device_context",
     "PLATFORM",
 ]
