@@ -530,7 +530,47 @@ def _bitcast_convert(b, instruction, operands, types, out):  # noqa: ANN001, ANN
     return b.bitcast(operands[0], target) if source != target else operands[0]
 
 
+def _reduce_precision(b, instruction, operands, types, out):  # noqa: ANN001, ANN202
+    """XLA's reduce-precision on the value's own bits (as the interpreter: round the
+    mantissa to nearest even, then overflow to infinity and underflow to zero; NaN stays)."""
+    et = types[0]
+    if not et.is_float:
+        raise NotEmittable(f"reduce-precision of {et.hlo_name}")
+    exponent_bits = int(instruction.attribute("exponent_bits"))
+    mantissa_bits = int(instruction.attribute("mantissa_bits"))
+    src_exponent, src_mantissa = et.exponent_mantissa_bits
+    width = et.bit_width
+    ity = ir.IntType(width)
+    x = operands[0]
+    bits = x if isinstance(x.type, ir.IntType) else b.bitcast(x, ity)
+
+    def c(value: int) -> ir.Constant:
+        return ir.Constant(ity, value & ((1 << width) - 1))
+
+    if mantissa_bits < src_mantissa:
+        shift = src_mantissa - mantissa_bits
+        last_kept = 1 << shift
+        bias = b.and_(b.lshr(bits, c(shift)), c(1))
+        bits = b.and_(b.add(b.add(bits, bias), c((last_kept >> 1) - 1)), c(~(last_kept - 1)))
+    if exponent_bits < src_exponent:
+        sign = c(1 << (width - 1))
+        exponent_mask = c(((1 << src_exponent) - 1) << src_mantissa)
+        src_bias = (1 << (src_exponent - 1)) - 1
+        reduced_bias = (1 << (exponent_bits - 1)) - 1
+        exponent = b.and_(bits, exponent_mask)
+        overflows = b.icmp_unsigned(">", exponent, c((src_bias + reduced_bias) << src_mantissa))
+        underflows = b.icmp_unsigned("<=", exponent, c((src_bias - reduced_bias) << src_mantissa))
+        signed_zero = b.and_(bits, sign)
+        bits = b.select(
+            overflows, b.or_(signed_zero, exponent_mask), b.select(underflows, signed_zero, bits)
+        )
+    result = bits if isinstance(x.type, ir.IntType) else b.bitcast(bits, x.type)
+    wide = _to_compute(b, x, et)
+    return b.select(b.fcmp_unordered("uno", wide, wide), x, result)
+
+
 _SPECIAL = {
+    Op.REDUCE_PRECISION: _reduce_precision,
     Op.SELECT: _select,
     Op.CLAMP: _clamp,
     Op.COMPARE: _compare,
