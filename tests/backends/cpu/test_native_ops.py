@@ -163,3 +163,45 @@ ENTRY e {{
     got, want = native(text, keys), interpret(text, keys)
     for g, w in zip(got if with_values else [got], want if with_values else [want], strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    st.integers(1, 12),
+    st.integers(1, 5),
+    st.integers(0, 30),
+    st.sampled_from(["add", "maximum", "multiply"]),
+    st.booleans(),
+)
+def test_row_scatter_applies_updates_in_order_and_skips_out_of_bounds(
+    rows, width, count, op, operand_dies
+):
+    rng = np.random.default_rng(rows * 31 + count)
+    table = rng.standard_normal((rows, width)).astype(np.float32)
+    indices = rng.integers(-2, rows + 2, (count, 1)).astype(np.int32)
+    updates = rng.standard_normal((count, width)).astype(np.float32)
+    base = (
+        f"n = f32[{rows},{width}] negate(t)" if operand_dies else f"n = f32[{rows},{width}] copy(t)"
+    )
+    root = (
+        "ROOT s = f32[{r},{w}] scatter(n, i, u)"
+        if operand_dies
+        else "s = f32[{r},{w}] scatter(n, i, u)"
+    )
+    tail = "" if operand_dies else "\n  ROOT both = (f32[{r},{w}], f32[{r},{w}]) tuple(s, n)"
+    text = f"""HloModule s
+f {{ a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] {op}(a, b) }}
+ENTRY e {{
+  t = f32[{rows},{width}] parameter(0)
+  i = s32[{count},1] parameter(1)
+  u = f32[{count},{width}] parameter(2)
+  {base}
+  {root.format(r=rows, w=width)}, update_window_dims={{1}}, inserted_window_dims={{0}}, scatter_dims_to_operand_dims={{0}}, index_vector_dim=1, to_apply=f{tail.format(r=rows, w=width)}
+}}"""
+    got, want = native(text, table, indices, updates), interpret(text, table, indices, updates)
+    for g, w in zip(
+        got if not operand_dies else [got], want if not operand_dies else [want], strict=True
+    ):
+        np.testing.assert_allclose(g, w, rtol=1e-6)

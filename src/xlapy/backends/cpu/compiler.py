@@ -19,6 +19,7 @@ from . import (  # noqa: F401  (the emit_* modules register their emitters)
     emit_conv,
     emit_dot,
     emit_gather,
+    emit_scatter,
     emit_sort,
     emit_update,
     emit_window,

@@ -87,7 +87,7 @@ def try_emit(fe: object, instruction: HloInstruction) -> bool:
 def can_run_in_place(instruction: HloInstruction) -> list[int]:
     """Operands whose buffer the kernel of ``instruction`` may overwrite (read at the same index)."""
     op = instruction.opcode
-    if op is Op.DYNAMIC_UPDATE_SLICE:
+    if op in (Op.DYNAMIC_UPDATE_SLICE, Op.SCATTER) and instruction.shape.is_array:
         return [0]
     if op.is_elementwise and instruction.shape.is_array:
         return [

@@ -1,0 +1,98 @@
+"""Scatter of whole rows (the gradient of an embedding lookup), in the spec's order.
+
+``scatter(operand[R, ...], indices[N, 1], updates[N, ...])`` with the first
+dimension inserted and full rows of the rest: the operand is copied to the
+result (unless its buffer dies here), then row ``n`` of the updates is combined
+into result row ``indices[n]`` with the update computation, element by
+element, for n = 0, 1, ... in order, so repeated indices accumulate exactly as
+the interpreter does. A row whose index is out of bounds is skipped, as the
+spec says. Other scatters fall back for now.
+"""
+
+from __future__ import annotations
+
+import math
+
+from llvmlite import ir
+
+from ...hlo.instruction import HloInstruction
+from ...hlo.opcode import HloOpcode
+from .buffers import Slot
+from .codegen import FunctionEmitter, thunk_emitter
+from .emit_loops import Kernel, emit_scalar_computation
+from .ir_support import for_range, i64, typed_pointer
+from .llvm_types import NotEmittable, llvm_type
+
+Op = HloOpcode
+
+
+def _ints(value: object) -> tuple[int, ...]:
+    return tuple(int(v) for v in (value or ()))  # type: ignore[union-attr]
+
+
+@thunk_emitter(Op.SCATTER)
+def _scatter(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    if instruction.operand_count != 3 or not instruction.shape.is_array:
+        raise NotEmittable("a variadic scatter")
+    operand, indices, updates = instruction.operands
+    a = instruction.attribute
+    rank = operand.shape.rank
+    row_dims = tuple(operand.shape.dimensions[1:])
+    count = indices.shape.dimensions[0] if indices.shape.rank == 2 else -1
+    if (
+        rank < 1
+        or indices.shape.rank != 2
+        or indices.shape.dimensions[1] != 1
+        or int(a("index_vector_dim")) != 1
+        or _ints(a("inserted_window_dims")) != (0,)
+        or _ints(a("scatter_dims_to_operand_dims")) != (0,)
+        or _ints(a("update_window_dims")) != tuple(range(1, rank))
+        or _ints(a("input_batching_dims"))
+        or tuple(updates.shape.dimensions) != (count, *row_dims)
+    ):
+        raise NotEmittable("a scatter other than whole rows of the first dimension")
+    et, index_type = operand.shape.element_type, indices.shape.element_type
+    if not index_type.is_integral or index_type.bit_width < 8:
+        raise NotEmittable(f"scatter indices of type {index_type.hlo_name}")
+    llvm_type(et)
+    out, source = fe.value(instruction), fe.value(operand)
+    if not isinstance(out, Slot) or not isinstance(source, Slot):
+        raise NotEmittable("scatter of tuples")
+    width = math.prod(row_dims)
+    rows = operand.shape.dimensions[0]
+    kernel = Kernel(fe, f"scatter_{instruction.name}", 3)
+    try:
+        b = kernel.b
+        index_pointer = typed_pointer(b, kernel.buffers[0], index_type)
+        update_pointer = typed_pointer(b, kernel.buffers[1], et)
+        target = typed_pointer(b, kernel.buffers[2], et)
+        with for_range(b, 0, count, "n") as n:
+            raw = b.load(b.gep(index_pointer, [n]))
+            row = (
+                b.sext(raw, ir.IntType(64))
+                if index_type.is_signed_integral
+                else b.zext(raw, ir.IntType(64))
+            )
+            if raw.type.width == 64:
+                row = raw
+            inside = (
+                b.icmp_unsigned("<", row, i64(rows))
+                if not index_type.is_signed_integral
+                else b.and_(b.icmp_signed(">=", row, i64(0)), b.icmp_signed("<", row, i64(rows)))
+            )
+            with b.if_then(inside):
+                with for_range(b, 0, width, "w") as w:
+                    slot = b.gep(target, [b.add(b.mul(row, i64(width)), w)])
+                    update = b.load(b.gep(update_pointer, [b.add(b.mul(n, i64(width)), w)]))
+                    (combined,) = emit_scalar_computation(
+                        b, instruction.to_apply, [b.load(slot), update]
+                    )
+                    b.store(combined, slot)
+        kernel.finish()
+    except NotEmittable:
+        kernel.discard()
+        raise
+    if fe.buffers.in_place.get(id(instruction)) != 0:
+        fe.m.memcpy(fe.b, fe.pointer(out), fe.pointer(source), out.byte_size)
+    pointers = [fe.pointer(fe.value(indices)), fe.pointer(fe.value(updates)), fe.pointer(out)]
+    fe.call_kernel(kernel.function, pointers, 1, False)
