@@ -68,13 +68,12 @@ def _scatter(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         target = typed_pointer(b, kernel.buffers[2], et)
         with for_range(b, 0, count, "n") as n:
             raw = b.load(b.gep(index_pointer, [n]))
-            row = (
-                b.sext(raw, ir.IntType(64))
-                if index_type.is_signed_integral
-                else b.zext(raw, ir.IntType(64))
-            )
             if raw.type.width == 64:
                 row = raw
+            elif index_type.is_signed_integral:
+                row = b.sext(raw, ir.IntType(64))
+            else:
+                row = b.zext(raw, ir.IntType(64))
             inside = (
                 b.icmp_unsigned("<", row, i64(rows))
                 if not index_type.is_signed_integral
