@@ -78,7 +78,12 @@ class _Builder:
 
     def parameter(self, et: PrimitiveType, dims: tuple[int, ...]) -> str:
         name = self.name("p")
-        self.lines.append(f"  {name} = {_shape_text(et, dims)} parameter({len(self.params)})")
+        text = _shape_text(et, dims)
+        if len(dims) >= 2 and self.draw(st.booleans()):
+            # A random layout: the backend must honour it at the boundary.
+            order = self.draw(st.permutations(range(len(dims))))
+            text += "{" + ",".join(map(str, order)) + "}"
+        self.lines.append(f"  {name} = {text} parameter({len(self.params)})")
         self.params.append((et, dims))
         self.pool.append((name, et, dims))
         return name
@@ -112,7 +117,8 @@ def _step(b: _Builder) -> None:
     draw = b.draw
     name, et, dims = b.pick()
     kinds = ["unary", "binary", "compare_select", "convert", "broadcast", "transpose", "reverse",
-             "slice", "concatenate", "pad", "reshape", "iota", "reduce", "while"]  # fmt: skip
+             "slice", "concatenate", "pad", "reshape", "iota", "reduce", "while", "conditional",
+             "dot"]  # fmt: skip
     kind = draw(st.sampled_from(kinds))
     rank = len(dims)
     if kind == "unary" and et is not P.PRED:
@@ -216,6 +222,27 @@ def _step(b: _Builder) -> None:
             new_dims,
             "reduce",
         )
+    elif kind == "conditional" and et is not P.PRED:
+        selector = b.parameter(P.PRED, ())
+        shape = _shape_text(et, dims)
+        on_true, on_false = b.name("then"), b.name("else")
+        ops = ["negate", "abs"] if et.is_float or et.is_signed_integral else ["not", "popcnt"]
+        for branch, op in ((on_true, ops[0]), (on_false, ops[1])):
+            b.computations.append(
+                f"{branch} {{\n  x = {shape} parameter(0)\n  ROOT y = {shape} {op}(x)\n}}"
+            )
+        b.add(
+            f"conditional({selector}, {name}, {name}), true_computation={on_true}, "
+            f"false_computation={on_false}",
+            et,
+            dims,
+            "conditional",
+        )
+    elif kind == "dot" and rank == 2 and et in (P.F32, P.F64, P.S32):
+        n = draw(st.integers(0, 4))
+        other = b.parameter(et, (dims[1], n))
+        contract = "lhs_contracting_dims={1}, rhs_contracting_dims={0}"
+        b.add(f"dot({name}, {other}), {contract}", et, (dims[0], n), "dot")
     elif kind == "while" and et is not P.PRED and (et.is_float or et.is_integral):
         trips = draw(st.integers(0, 3))
         shape = _shape_text(et, dims)
