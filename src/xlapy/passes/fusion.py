@@ -1,185 +1,60 @@
 """Loop and input fusion: producers computed inside their consumers' loops.
 
 Working from the root up (consumers before producers), every fusible consumer
-pulls in its fusible operands, so a chain of elementwise and movement ops
-becomes one loop that reads its inputs once and writes its output once. A
-reduce pulls in the producers of its input (input fusion, ``kInput``); nothing
-fuses through a reduce into its users.
+pulls in its fusible operands, and then the operands of what it pulled in, so
+a chain of elementwise and movement ops becomes one loop that reads its
+inputs once and writes its output once (``kLoop``). A reduce pulls in the
+producers of its inputs and its constant init values (input fusion,
+``kInput``); a reduce is only ever the root of a fusion, so nothing fuses
+through a reduce into its users: those are separate kernels (the
+``multi_output_fusion`` passes join some of them afterwards).
 
-A producer with other users is duplicated into the consumer only if it is
-cheap; an expensive one (divide, power, transcendental functions) is never
-duplicated, and never fused where its consumer would read each of its elements
-more than once (a broadcast, a pad...): fusion must not add work. Fusing P into
-C is refused when another path leads from P to C, which would make a cycle.
+Fusion must never add work or break the graph:
+
+* a producer with other users is duplicated into the consumer only if it is
+  cheap (``fusion_policy.is_expensive``); an expensive one is computed once;
+* an expensive producer never fuses where the consumer reads its elements
+  more than once (a broadcast of ``exp(x)`` would compute ``exp`` per copy);
+* scalar constants are fused (copied freely); larger constants stay outside
+  and are read through a fused parameter, so each exists once in memory;
+* no cycle can arise: a producer fused into its only user leaves the graph,
+  and a duplicated one stays for its other users while its copy reads the
+  producer's own operands, which precede both. (The multi-output passes,
+  where this is not automatic, check reachability.)
+
+Which instructions the backend can compile inside a fusion is the
+``can_emit`` parameter (``fusion_policy.default_can_emit`` by default).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
 from ..xla_data import FusionKind
-from .fusion_support import fuse_producer, wrap_in_fusion
+from .fusion_policy import (
+    EXPENSIVE,
+    MOVEMENT,
+    CanEmit,
+    default_can_emit,
+    is_expensive,
+    reuses_elements,
+)
+from .fusion_support import create_fusion, fuse_producer
 from .pass_base import HloPass
 
 Op = HloOpcode
 
-MOVEMENT = frozenset(
-    {
-        Op.BROADCAST,
-        Op.RESHAPE,
-        Op.TRANSPOSE,
-        Op.SLICE,
-        Op.CONCATENATE,
-        Op.PAD,
-        Op.IOTA,
-        Op.REVERSE,
-        Op.DYNAMIC_SLICE,
-        Op.CONSTANT,
-        Op.COPY,
-    }
-)
-EXPENSIVE = frozenset(
-    {
-        Op.DIVIDE,
-        Op.POWER,
-        Op.REMAINDER,
-        Op.EXPONENTIAL,
-        Op.EXPONENTIAL_MINUS_ONE,
-        Op.LOG,
-        Op.LOG_PLUS_ONE,
-        Op.TANH,
-        Op.LOGISTIC,
-        Op.SINE,
-        Op.COSINE,
-        Op.TAN,
-        Op.ATAN2,
-        Op.ERF,
-        Op.SQRT,
-        Op.RSQRT,
-        Op.CBRT,
-    }
-)
-# Consumers that read each element of an operand at most once per output element
-# and at the same position: an expensive producer may fuse into these.
-_SAME_INDEX_READERS = frozenset({Op.RESHAPE, Op.COPY, Op.CONVERT, Op.BITCAST})
-_WORK_PER_DUPLICATE_LIMIT = 1  # cheap producers only
+# Control flow whose called computations run as code of their own (and get fused).
+_CONTROL_FLOW = frozenset({Op.WHILE, Op.CONDITIONAL, Op.CALL})
+# Fusion kinds the loop emitter extends with more producers.
+_EXTENSIBLE_KINDS = frozenset({"kLoop", "kInput"})
 
 
-def default_can_emit(instruction: HloInstruction) -> bool:
-    """Whether the CPU emitter can generate ``instruction`` inside a fused loop."""
-    shape = instruction.shape
-    if not shape.is_array:
-        return False
-    types = [shape.element_type] + [
-        o.shape.element_type for o in instruction.operands if o.shape.is_array
-    ]
-    if any(t.is_complex for t in types):
-        return False
-    if any(not o.shape.is_array for o in instruction.operands):
-        return False
-    op = instruction.opcode
-    if op is Op.CONSTANT:
-        return shape.is_scalar
-    return op.is_elementwise or op in MOVEMENT
-
-
-def _is_cheap(instruction: HloInstruction) -> bool:
-    op = instruction.opcode
-    return op not in EXPENSIVE and (op.is_elementwise or op in MOVEMENT)
-
-
-def _reads_once(consumer: HloInstruction, producer: HloInstruction) -> bool:
-    """True when ``consumer`` reads each element of ``producer`` once, where it is."""
-    op = consumer.opcode
-    if op.is_elementwise:
-        return producer.shape.dimensions == consumer.shape.dimensions
-    if op is Op.REDUCE:
-        return True
-    if op is Op.FUSION:
-        fused = consumer.fused_computation
-        parameter = next(
-            p for p, o in zip(fused.parameters, consumer.operands, strict=True) if o is producer
-        )
-        return all(_reads_once(u, parameter) for u in parameter.users)
-    return op in _SAME_INDEX_READERS or op in (Op.SLICE, Op.TRANSPOSE, Op.DYNAMIC_SLICE)
-
-
-class InstructionFusion(HloPass):
-    """Loop fusion of elementwise and movement ops, and input fusion into reduces."""
-
-    name = "fusion"
-
-    def __init__(self, can_emit: Callable[[HloInstruction], bool] = default_can_emit) -> None:
-        self.can_emit = can_emit
-
-    def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in _control_flow_computations(module):
-            changed |= self._fuse(computation)
-        return changed
-
-    def _consumer_kind(self, instruction: HloInstruction) -> FusionKind | None:
-        op = instruction.opcode
-        if op is Op.FUSION:
-            return None  # already a fusion: producers are pulled in directly
-        if op is Op.REDUCE and all(o.shape.is_array for o in instruction.operands):
-            reducer_ok = all(
-                i.shape.is_scalar or i.opcode is Op.TUPLE for i in instruction.to_apply.instructions
-            )
-            return FusionKind.kInput if reducer_ok else None
-        if self.can_emit(instruction) and instruction.opcode is not Op.CONSTANT:
-            return FusionKind.kLoop
-        return None
-
-    def _fusible_producer(self, producer: HloInstruction, consumer: HloInstruction) -> bool:
-        if producer.opcode in (Op.PARAMETER,) or not self.can_emit(producer):
-            return False
-        if producer.parent.root is producer and producer.user_count > 0:
-            return False
-        if producer.opcode in EXPENSIVE and not _reads_once(consumer, producer):
-            return False
-        if producer.user_count > 1 and not _is_cheap(producer):
-            return False
-        # No cycle can arise: a producer with one user moves into it, and a producer
-        # with several users stays for the others while its copy joins the fusion.
-        return True
-
-    def _fuse(self, computation: HloComputation) -> bool:
-        changed = False
-        for instruction in reversed(computation.post_order()):
-            if instruction.parent is not computation:
-                continue  # replaced by a fusion earlier in this walk
-            consumer = instruction
-            progress = True
-            while progress:
-                progress = False
-                for producer in list(consumer.operands):
-                    if not self._fusible_producer(producer, consumer):
-                        continue
-                    if consumer.opcode is not Op.FUSION:
-                        kind = self._consumer_kind(consumer)
-                        if kind is None:
-                            break
-                        consumer = wrap_in_fusion(consumer, kind)
-                    fuse_producer(consumer, producer)
-                    if producer.user_count == 0 and producer is not computation.root:
-                        computation.remove_instruction(producer)
-                    changed = progress = True
-                    break
-        if changed:
-            computation.sort_topologically()
-            for instruction in computation.instructions:
-                if instruction.opcode is Op.FUSION:
-                    instruction.fused_computation.sort_topologically()
-        return changed
-
-
-def _control_flow_computations(module: HloModule) -> list[HloComputation]:
-    """The computations that run as code: the entry and what control flow calls."""
+def fusible_computations(module: HloModule) -> list[HloComputation]:
+    """The computations that run as code: the entry and what control flow calls
+    (not fused computations, reducers or comparators)."""
     out, seen = [], set()
     stack = [module.entry]
     while stack:
@@ -189,7 +64,99 @@ def _control_flow_computations(module: HloModule) -> list[HloComputation]:
         seen.add(id(computation))
         out.append(computation)
         for instruction in computation.instructions:
-            op = instruction.opcode
-            if op in (Op.WHILE, Op.CONDITIONAL, Op.CALL):
+            if instruction.opcode in _CONTROL_FLOW:
                 stack.extend(instruction.called_computations())
     return out
+
+
+class InstructionFusion(HloPass):
+    """Loop fusion of elementwise and movement ops, and input fusion into reduces."""
+
+    name = "fusion"
+
+    def __init__(self, can_emit: CanEmit = default_can_emit) -> None:
+        self.can_emit = can_emit
+
+    def run(self, module: HloModule) -> bool:
+        changed = False
+        for computation in fusible_computations(module):
+            changed |= self._fuse_computation(computation)
+        return changed
+
+    def _fuse_computation(self, computation: HloComputation) -> bool:
+        changed = False
+        for consumer in reversed(computation.post_order()):
+            if consumer.parent is computation:  # else fused away earlier in this walk
+                changed |= self._fuse_into(consumer)
+        if changed:
+            computation.sort_topologically()
+        return changed
+
+    def _fuse_into(self, consumer: HloInstruction) -> bool:
+        """Pull fusible producers into ``consumer`` until none is left."""
+        kind = self.consumer_kind(consumer)
+        if kind is None:
+            return False
+        changed = False
+        while True:
+            producer = next(
+                (p for p in consumer.iter_operands_unique() if self.should_fuse(consumer, p)),
+                None,
+            )
+            if producer is None:
+                return changed
+            if consumer.opcode is not Op.FUSION:
+                consumer = create_fusion(consumer, kind)
+            fuse_producer(consumer, producer)
+            changed = True
+
+    def consumer_kind(self, consumer: HloInstruction) -> FusionKind | None:
+        """The kind of fusion ``consumer`` roots, or None if it takes no producers."""
+        op = consumer.opcode
+        if op is Op.FUSION:
+            kind = consumer.fusion_kind
+            return FusionKind(kind) if kind in _EXTENSIBLE_KINDS else None
+        if consumer.operand_count == 0:
+            return None
+        if not self.can_emit(consumer):
+            return None
+        return FusionKind.kInput if op is Op.REDUCE else FusionKind.kLoop
+
+    def should_fuse(self, consumer: HloInstruction, producer: HloInstruction) -> bool:
+        """Whether ``producer`` may be computed inside ``consumer`` (see the module docstring)."""
+        if not self._fusible_producer(producer):
+            return False
+        expensive = is_expensive(producer)
+        uses = producer.user_count + (1 if producer.is_root else 0)
+        if uses > 1 and expensive:
+            return False  # would be computed twice
+        if expensive and any(
+            reuses_elements(consumer, k) for k, o in enumerate(consumer.operands) if o is producer
+        ):
+            return False  # would be computed once per read
+        return True
+
+    def _fusible_producer(self, producer: HloInstruction) -> bool:
+        op = producer.opcode
+        if producer.control_predecessors or producer.control_successors:
+            return False
+        if op is Op.FUSION:
+            # A loop fusion merges into its consumer; a reduce (kInput) never does.
+            return (
+                producer.fusion_kind == "kLoop"
+                and producer.fused_computation.root.opcode is not Op.TUPLE
+            )
+        if op is Op.REDUCE:
+            return False
+        if op is Op.CONSTANT and not producer.shape.is_scalar:
+            return False  # one copy in memory, read through a parameter
+        return self.can_emit(producer)
+
+
+__all__ = [
+    "EXPENSIVE",
+    "MOVEMENT",
+    "InstructionFusion",
+    "default_can_emit",
+    "fusible_computations",
+]

@@ -1,102 +1,311 @@
-"""Building fusion instructions: wrap an instruction, pull a producer into a fusion.
+"""Building fusion instructions: wrap, pull a producer in, merge two fusions.
 
-A fusion instruction calls a fused computation whose parameters are the
-fusion's operands. Pulling a producer in clones it into the fused computation
-in place of the parameter that stood for it; the producer's own operands
-become operands of the fusion (reusing a parameter when the fusion already
-reads that value). A producer with other users outside stays where it is for
-them (it is duplicated: only cheap producers are, see ``fusion``).
+A fusion instruction calls a fused computation whose parameters stand for
+the fusion's operands, one parameter per distinct operand, numbered in
+operand order. Every edit here ends in ``_tidy``, which restores those
+invariants (drops parameters nothing reads, merges parameters of the same
+operand, renumbers, removes dead fused code, sorts) and recomputes the
+fusion's shape and kind, so the passes never renumber anything by hand.
+
+Pulling a producer in clones it (or, for a producer that is itself a fusion,
+its whole fused computation) into the fused computation in place of the
+parameter that stood for it; the producer's operands become operands of the
+fusion, reusing a parameter when the fusion already reads that value. An
+identical clone already in the fused computation is reused rather than
+cloned twice. With ``keep_output`` the producer's value also becomes an
+output of the fusion (a multi-output fusion: the root is a tuple and users
+read their part with get-tuple-element), so the producer can go even though
+others read it.
 """
 
 from __future__ import annotations
 
+from ..errors import InternalError
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.opcode import HloOpcode
+from ..shape import Shape
 from ..xla_data import FusionKind
 
 Op = HloOpcode
 
 
-def wrap_in_fusion(instruction: HloInstruction, kind: FusionKind) -> HloInstruction:
-    """Replace ``instruction`` by a fusion containing just it; returns the fusion."""
+def create_fusion(instruction: HloInstruction, kind: FusionKind) -> HloInstruction:
+    """Replace ``instruction`` by a fusion that computes just it; returns the fusion."""
     computation = instruction.parent
     module = computation.parent
-    parameters = []
-    operand_of: dict[int, HloInstruction] = {}
-    fusion_operands: list[HloInstruction] = []
+    if instruction.opcode is Op.FUSION:
+        raise InternalError(f"{instruction.name} is already a fusion")
+    parameters: dict[int, HloInstruction] = {}
+    operands: list[HloInstruction] = []
     for operand in instruction.operands:
-        if id(operand) not in operand_of:
-            parameter = HloInstruction.create_parameter(
-                len(parameters), operand.shape, name=f"param_{len(parameters)}"
+        if id(operand) not in parameters:
+            parameters[id(operand)] = HloInstruction.create_parameter(
+                len(operands), operand.shape, name=f"param_{len(operands)}"
             )
-            parameters.append(parameter)
-            operand_of[id(operand)] = parameter
-            fusion_operands.append(operand)
-    clone = instruction.clone([operand_of[id(o)] for o in instruction.operands])
-    fused = HloComputation("fused_computation", [*parameters, clone], root=clone)
+            operands.append(operand)
+    clone = instruction.clone([parameters[id(o)] for o in instruction.operands])
+    fused = HloComputation(
+        module.unique_computation_name("fused_computation"),
+        [*parameters.values(), clone],
+        root=clone,
+    )
     module.add_computation(fused)
     fusion = HloInstruction(
         Op.FUSION,
         instruction.shape,
-        fusion_operands,
+        operands,
         name="fusion",
         attributes={"kind": kind, "calls": fused},
     )
-    computation.add_instruction(fusion)
     computation.replace_instruction(instruction, fusion)
     return fusion
 
 
-def fuse_producer(fusion: HloInstruction, producer: HloInstruction) -> None:
-    """Clone ``producer`` (an operand of ``fusion``) into the fused computation."""
-    fused = fusion.fused_computation
-    parameter = next(
-        p for p, o in zip(fused.parameters, fusion.operands, strict=True) if o is producer
-    )
-    # Parameters for the producer's operands (existing ones reused).
-    existing = {id(o): p for p, o in zip(fused.parameters, fusion.operands, strict=True)}
-    new_operands = list(fusion.operands)
-    inner_operands = []
-    for operand in producer.operands:
-        inner = existing.get(id(operand))
-        if inner is None:
-            inner = HloInstruction.create_parameter(
-                len(fused.parameters), operand.shape, name=f"param_{len(fused.parameters)}"
-            )
-            fused.add_instruction(inner)
-            existing[id(operand)] = inner
-            new_operands.append(operand)
-        inner_operands.append(inner)
-    clone = producer.clone(inner_operands)
-    fused.add_instruction(clone)
-    parameter.replace_all_uses_with(clone)
-    # Drop the producer's parameter and renumber the rest in operand order.
-    position = list(fusion.operands).index(producer)
-    new_operands.pop(position)
-    fused.remove_instruction(parameter)
-    for number, p in enumerate(_parameters_in_order(fused, new_operands, existing)):
-        p.parameter_number = number
-    fusion.replace_operands(new_operands)
+def is_multi_output(fusion: HloInstruction) -> bool:
+    return fusion.fused_computation.root.opcode is Op.TUPLE
 
 
-def _parameters_in_order(
-    fused: HloComputation, operands: list[HloInstruction], by_operand: dict[int, HloInstruction]
-) -> list[HloInstruction]:
-    return [by_operand[id(o)] for o in operands]
+def fusion_outputs(fusion: HloInstruction) -> list[HloInstruction]:
+    """The fused values the fusion returns: the root, or the root tuple's elements."""
+    root = fusion.fused_computation.root
+    return list(root.operands) if root.opcode is Op.TUPLE else [root]
 
 
-def clone_body(
-    source: HloComputation, into: HloComputation, parameters: list[HloInstruction]
+def parameter_of(fusion: HloInstruction, operand: HloInstruction) -> HloInstruction:
+    """The fused parameter that stands for ``operand``."""
+    for parameter in fusion.fused_computation.parameters:
+        if fusion.operand(parameter.parameter_number) is operand:
+            return parameter
+    raise InternalError(f"{operand.name} is not an operand of {fusion.name}")
+
+
+def fuse_producer(
+    fusion: HloInstruction, producer: HloInstruction, *, keep_output: bool = False
 ) -> HloInstruction:
-    """Copy ``source``'s instructions into ``into``, its parameter ``k`` standing for
-    ``parameters[k]``; returns the copy of its root (inlining and fusing both do this)."""
+    """Pull ``producer`` (an operand of ``fusion``) into the fused computation.
+
+    Returns the fused value now standing for the producer. The producer is
+    removed when nothing else reads it; with ``keep_output`` its other users
+    read it from the fusion instead, so it is always removed.
+    """
+    parameter = parameter_of(fusion, producer)
+    value = _clone_into(fusion, producer)
+    parameter.replace_all_uses_with(value)
+    if keep_output:
+        index = add_outputs(fusion, [value])
+        _redirect_to_output(producer, fusion, index)
+    _tidy(fusion)
+    if producer.user_count == 0 and not producer.is_root:
+        remove_instruction(producer)
+    return value
+
+
+def merge_fusions(into: HloInstruction, other: HloInstruction) -> None:
+    """Make ``into`` compute ``other``'s outputs too (siblings; neither reads the other)."""
+    values = _inline_outputs(into, other)
+    first = add_outputs(into, values)
+    if is_multi_output(other):
+        for user in list(other.users):
+            index = user.tuple_index
+            user.replace_operand(other, into)
+            user.set_attribute("index", first + index)
+    else:
+        _redirect_to_output(other, into, first)
+    _tidy(into)
+    remove_instruction(other)
+
+
+def add_outputs(fusion: HloInstruction, values: list[HloInstruction]) -> int:
+    """Append fused ``values`` to the fusion's outputs; returns the index of the first.
+
+    A single-output fusion becomes multi-output: its users (and the root slot)
+    read element 0 through a new get-tuple-element.
+    """
+    fused = fusion.fused_computation
+    was_multi = is_multi_output(fusion)
+    outputs = fusion_outputs(fusion)
+    old_root = fused.root
+    elements = outputs + values
+    root = HloInstruction(Op.TUPLE, Shape.tuple([v.shape for v in elements]), elements)
+    fused.add_instruction(root, name="tuple")
+    fused.root = root
+    if was_multi and old_root.user_count == 0:
+        fused.remove_instruction(old_root)
+    if not was_multi:
+        users, was_root = list(fusion.users), fusion.is_root
+        fusion.shape = root.shape
+        element = get_tuple_element(fusion, 0)
+        for user in users:
+            user.replace_operand(fusion, element)
+        if was_root:
+            fusion.parent.root = element
+    fusion.shape = root.shape
+    return len(outputs)
+
+
+def get_tuple_element(fusion: HloInstruction, index: int) -> HloInstruction:
+    """A new get-tuple-element of a multi-output fusion, added next to it."""
+    shape = fusion.shape.tuple_shapes[index]
+    element = HloInstruction(
+        Op.GET_TUPLE_ELEMENT, shape, [fusion], name="get-tuple-element", attributes={"index": index}
+    )
+    return fusion.parent.add_instruction(element)
+
+
+def remove_instruction(instruction: HloInstruction) -> None:
+    """Remove an unused instruction, and the fused computation of a fusion."""
+    computation = instruction.parent
+    called = instruction.fused_computation
+    computation.remove_instruction(instruction)
+    if called is not None:
+        called.fusion_instruction = None
+        computation.parent.remove_computation(called)
+
+
+def reachable(source: HloInstruction, target: HloInstruction) -> bool:
+    """Whether a path of uses (or control edges) leads from ``source`` to ``target``."""
+    seen = {id(source)}
+    stack = [source]
+    while stack:
+        node = stack.pop()
+        for nxt in (*node.users, *node.control_successors):
+            if nxt is target:
+                return True
+            if id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack.append(nxt)
+    return False
+
+
+# -- internals -----------------------------------------------------------------------------
+
+
+def _parameter_for(fusion: HloInstruction, outer: HloInstruction) -> HloInstruction:
+    """The parameter reading ``outer``, made (with a new operand) if there is none yet."""
+    for parameter in fusion.fused_computation.parameters:
+        if fusion.operand(parameter.parameter_number) is outer:
+            return parameter
+    number = fusion.operand_count
+    parameter = HloInstruction.create_parameter(number, outer.shape, name=f"param_{number}")
+    fusion.fused_computation.add_instruction(parameter)
+    fusion.append_operand(outer)
+    return parameter
+
+
+def _clone_into(fusion: HloInstruction, producer: HloInstruction) -> HloInstruction:
+    """The producer's value inside ``fusion``'s computation, cloned from outside."""
+    if producer.opcode is Op.FUSION:
+        (value,) = _inline_outputs(fusion, producer)
+        return value
+    operands = [_parameter_for(fusion, o) for o in producer.operands]
+    return _clone_or_reuse(fusion.fused_computation, producer, operands)
+
+
+def _inline_outputs(fusion: HloInstruction, other: HloInstruction) -> list[HloInstruction]:
+    """Clone ``other``'s fused computation into ``fusion``'s; returns its outputs there."""
     mapping: dict[int, HloInstruction] = {}
-    for instruction in source.post_order():
+    inner = other.fused_computation
+    for parameter in inner.parameters:
+        outer = other.operand(parameter.parameter_number)
+        mapping[id(parameter)] = _parameter_for(fusion, outer)
+    for instruction in inner.post_order():
         if instruction.opcode is Op.PARAMETER:
-            mapping[id(instruction)] = parameters[instruction.parameter_number]
             continue
-        clone = instruction.clone([mapping[id(o)] for o in instruction.operands])
-        into.add_instruction(clone)
-        mapping[id(instruction)] = clone
-    return mapping[id(source.root)]
+        if instruction.opcode is Op.TUPLE and instruction is inner.root:
+            continue
+        operands = [mapping[id(o)] for o in instruction.operands]
+        mapping[id(instruction)] = _clone_or_reuse(fusion.fused_computation, instruction, operands)
+    return [mapping[id(v)] for v in fusion_outputs(other)]
+
+
+def _clone_or_reuse(
+    fused: HloComputation, instruction: HloInstruction, operands: list[HloInstruction]
+) -> HloInstruction:
+    """A clone of ``instruction`` on ``operands`` in ``fused``, or an identical one already there."""
+    for candidate in _users_or_all(fused, operands):
+        if _same_computation(candidate, instruction, operands):
+            return candidate
+    return fused.add_instruction(instruction.clone(operands))
+
+
+def _users_or_all(
+    fused: HloComputation, operands: list[HloInstruction]
+) -> tuple[HloInstruction, ...]:
+    return operands[0].users if operands else fused.instructions
+
+
+def _same_computation(
+    candidate: HloInstruction, instruction: HloInstruction, operands: list[HloInstruction]
+) -> bool:
+    if (
+        candidate.opcode is not instruction.opcode
+        or candidate.opcode in (Op.PARAMETER, Op.TUPLE)
+        or candidate.shape != instruction.shape
+        or len(candidate.operands) != len(operands)
+        or any(a is not b for a, b in zip(candidate.operands, operands, strict=True))
+        or candidate.attributes != instruction.attributes
+    ):
+        return False
+    if instruction.opcode is Op.CONSTANT:
+        return candidate.literal == instruction.literal
+    return True
+
+
+def _redirect_to_output(producer: HloInstruction, fusion: HloInstruction, index: int) -> None:
+    """Users of ``producer`` other than ``fusion`` read output ``index`` of the fusion."""
+    others = [u for u in producer.users if u is not fusion]
+    if not others and not producer.is_root:
+        return
+    element = get_tuple_element(fusion, index)
+    for user in others:
+        user.replace_operand(producer, element)
+    if producer.is_root:
+        producer.parent.root = element
+
+
+def _tidy(fusion: HloInstruction) -> None:
+    """Restore the invariants of the module docstring after an edit."""
+    fused = fusion.fused_computation
+    kept: list[tuple[HloInstruction, HloInstruction]] = []
+    by_operand: dict[int, HloInstruction] = {}
+    for parameter in fused.parameters:
+        outer = fusion.operand(parameter.parameter_number)
+        if parameter.user_count == 0 and parameter is not fused.root:
+            fused.remove_instruction(parameter)
+        elif id(outer) in by_operand:
+            parameter.replace_all_uses_with(by_operand[id(outer)])
+            fused.remove_instruction(parameter)
+        else:
+            by_operand[id(outer)] = parameter
+            kept.append((parameter, outer))
+    for number, (parameter, _) in enumerate(kept):
+        parameter.parameter_number = number
+    fusion.replace_operands([outer for _, outer in kept])
+    for instruction in reversed(fused.post_order()):
+        if (
+            instruction.user_count == 0
+            and instruction is not fused.root
+            and instruction.opcode is not Op.PARAMETER
+        ):
+            fused.remove_instruction(instruction)
+    fused.sort_topologically()
+    fusion.shape = fused.root.shape
+    kind = fusion.fusion_kind
+    has_reduce = any(i.opcode is Op.REDUCE for i in fused.instructions)
+    if kind in (None, "kLoop", "kInput"):
+        fusion.set_attribute("kind", FusionKind.kInput if has_reduce else FusionKind.kLoop)
+
+
+__all__ = [
+    "add_outputs",
+    "create_fusion",
+    "fuse_producer",
+    "fusion_outputs",
+    "get_tuple_element",
+    "is_multi_output",
+    "merge_fusions",
+    "parameter_of",
+    "reachable",
+    "remove_instruction",
+]

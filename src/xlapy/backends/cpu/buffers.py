@@ -129,6 +129,9 @@ class ComputationBuffers:
     region_base: int = 0
     root_copies: list[tuple[Slot, int]] = field(default_factory=list)  # (source, result leaf)
     in_place: dict[int, int] = field(default_factory=dict)  # id(instr) -> operand number reused
+    donated: dict[int, int] = field(
+        default_factory=dict
+    )  # result leaf -> parameter leaf sharing it
 
     def value(self, instruction: HloInstruction) -> ValueTree:
         return self.values[id(instruction)]
@@ -179,12 +182,16 @@ def assign_computation(
     result_shape: Shape,
     constant_data: Any,
     can_run_in_place: Any = None,
+    donations: dict[int, int] | None = None,
 ) -> ComputationBuffers:
     """Slots for every instruction of ``computation`` (see the module docstring).
 
     ``constant_data(instruction)`` gives the numpy array of a constant;
     ``can_run_in_place(instruction)`` the operand numbers whose buffer the
-    instruction may overwrite when that operand dies there.
+    instruction may overwrite when that operand dies there. ``donations`` maps
+    result leaves to parameter leaves whose buffers the caller donates: where the
+    producer of the result can run in place over that parameter (and is its last
+    reader), the executable passes one buffer for both (``donated``).
     """
     result = ComputationBuffers(computation)
     schedule = computation.post_order()
@@ -237,6 +244,40 @@ def assign_computation(
             instruction, operands, parameter_trees, constant_data, result_owner
         )
     note_uses(provisional[id(root)], len(schedule))
+
+    position = {id(i): n for n, i in enumerate(schedule)}
+    for leaf, parameter_leaf in (donations or {}).items():
+        producer = next(
+            (
+                i
+                for i in schedule
+                if isinstance(provisional[id(i)], Slot)
+                and provisional[id(i)].kind == "result"
+                and provisional[id(i)].index == leaf
+                and provisional[id(i)].owner is i
+            ),
+            None,
+        )
+        if producer is None or can_run_in_place is None:
+            continue
+        output = provisional[id(producer)]
+        for k in can_run_in_place(producer):
+            candidate = provisional[id(producer.operand(k))]
+            base = base_of(candidate) if isinstance(candidate, Slot) else None
+            readers = sum(
+                base_of(s) is base for o in producer.operands for s in leaves(provisional[id(o)])
+            )
+            if (
+                base is not None
+                and base.kind == "param"
+                and base.index == parameter_leaf
+                and last_use.get(id(base)) == position[id(producer)]
+                and candidate.byte_size == output.byte_size
+                and readers == 1
+            ):
+                result.in_place[id(producer)] = k
+                result.donated[leaf] = parameter_leaf
+                break
 
     # Second pass: arena offsets in schedule order.
     for n, instruction in enumerate(schedule):

@@ -89,6 +89,7 @@ class ModuleEmitter:
             "xlapy_parallel_for",
         )
         self._memcpy = None
+        self.donations = donations_of(module)
 
     # -- helpers ---------------------------------------------------------------------------
     def unique_name(self, base: str) -> str:
@@ -139,6 +140,46 @@ class ModuleEmitter:
         return function.name
 
 
+def _leaf_offsets(shapes: list[Shape]) -> list[int]:
+    offsets, total = [], 0
+    for shape in shapes:
+        offsets.append(total)
+        total += len(_shape_leaves(shape))
+    return offsets
+
+
+def _shape_leaves(shape: Shape, index: tuple = ()) -> list[tuple]:
+    if shape.is_tuple:
+        return [
+            leaf for k, s in enumerate(shape.tuple_shapes) for leaf in _shape_leaves(s, (*index, k))
+        ]
+    return [index] if shape.is_array else []
+
+
+def donations_of(module: HloModule) -> dict[int, int]:
+    """The module's input_output_alias as result leaf -> parameter leaf numbers."""
+    entry = module.entry
+    aliases = getattr(module, "input_output_alias", None)
+    if aliases is None or not aliases.entries:
+        return {}
+    parameters = [p.shape for p in entry.parameters]
+    offsets = _leaf_offsets(parameters)
+    results = _shape_leaves(entry.root.shape)
+    out: dict[int, int] = {}
+    for alias in aliases.entries:
+        number = alias.parameter_number
+        output = tuple(alias.output_index)
+        if entry.root.shape.is_array and output == (0,):
+            output = ()  # JAX writes {0} for the one output of a non-tuple root
+        if number >= len(parameters) or output not in results:
+            continue
+        inner = _shape_leaves(parameters[number])
+        if tuple(alias.parameter_index) not in inner:
+            continue
+        out[results.index(output)] = offsets[number] + inner.index(tuple(alias.parameter_index))
+    return out
+
+
 def _parameter_trees(computation: HloComputation) -> list[ValueTree]:
     counter = [0]
 
@@ -174,6 +215,7 @@ class FunctionEmitter:
             result_shape=computation.root.shape,
             constant_data=lambda i: np.ascontiguousarray(i.literal.to_numpy()),
             can_run_in_place=can_run_in_place,
+            donations=module.donations if computation is module.hlo.entry else None,
         )
         self.region = module.reserve(self.buffers.region_size) if self.buffers.region_size else 0
         module.buffers[id(computation)] = self.buffers

@@ -92,6 +92,7 @@ def compile_program(module: HloModule, options: CpuOptions) -> CompiledProgram:
         native_ops=sorted(emitter.native_ops),
         fallback_ops=sorted(emitter.fallback_ops),
         kernel_count=emitter.kernel_count,
+        donated=dict(emitter.buffers[id(optimized.entry)].donated),
         keep_alive=emitter.keep_alive,
         declared=declared,
         timings=timings,

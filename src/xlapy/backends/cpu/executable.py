@@ -85,6 +85,7 @@ class CompiledProgram:
     kernel_count: int
     keep_alive: list
     declared: ProgramShape  # the entry's signature with the caller's layouts
+    donated: dict[int, int] = field(default_factory=dict)  # result leaf -> parameter leaf
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -178,7 +179,16 @@ class CpuExecutable:
         fast = self._fast
         if fast is None or len(arguments) != len(self._param_leaves):
             return None
-        outputs = [self._output(k) for k in range(len(self._result_leaves))]
+        donated = self.program.donated
+        for parameter in donated.values():
+            # A donated argument's buffer receives the result (input_output_alias).
+            donor = arguments[parameter]
+            if type(donor) is not np.ndarray or not donor.flags.writeable:
+                return None
+        outputs = [
+            arguments[donated[k]] if k in donated else self._output(k)
+            for k in range(len(self._result_leaves))
+        ]
         if self._lock.acquire(blocking=False):
             try:
                 status = fast(self._run_key, self._fast_arena, *arguments, *outputs)
@@ -222,6 +232,14 @@ class CpuExecutable:
         outputs = [
             np.empty(max(1, s.element_count()), s.element_type.dtype) for s in self._result_leaves
         ]
+        for leaf, parameter in self.program.donated.items():
+            # Literals are immutable: the donated parameter is a private copy that the
+            # program overwrites with the result.
+            buffers[parameter] = np.array(buffers[parameter], copy=True)
+            outputs[leaf] = buffers[parameter]
+            if outputs[leaf].size == 0:
+                outputs[leaf] = np.empty(1, outputs[leaf].dtype)
+                buffers[parameter] = outputs[leaf]
         params = (ctypes.c_void_p * max(1, len(buffers)))(*[b.ctypes.data for b in buffers])
         results = (ctypes.c_void_p * max(1, len(outputs)))(*[o.ctypes.data for o in outputs])
         run.error = None
