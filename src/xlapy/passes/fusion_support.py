@@ -264,6 +264,18 @@ def _redirect_to_output(producer: HloInstruction, fusion: HloInstruction, index:
         producer.parent.root = element
 
 
+def _rename_parameter(parameter: HloInstruction, name: str) -> None:
+    """Give a renumbered parameter a matching name (a fresh one: names are module-wide)."""
+    fused = parameter.parent
+    fresh = HloInstruction.create_parameter(parameter.parameter_number, parameter.shape, name=name)
+    fused.add_instruction(fresh)
+    was_root = parameter is fused.root
+    parameter.replace_all_uses_with(fresh)
+    if was_root:
+        fused.root = fresh
+    fused.remove_instruction(parameter)
+
+
 def _tidy(fusion: HloInstruction) -> None:
     """Restore the invariants of the module docstring after an edit."""
     fused = fusion.fused_computation
@@ -281,6 +293,8 @@ def _tidy(fusion: HloInstruction) -> None:
             kept.append((parameter, outer))
     for number, (parameter, _) in enumerate(kept):
         parameter.parameter_number = number
+        if parameter.name.split(".")[0] != f"param_{number}":
+            _rename_parameter(parameter, f"param_{number}")
     fusion.replace_operands([outer for _, outer in kept])
     for instruction in reversed(fused.post_order()):
         if (

@@ -205,3 +205,43 @@ ENTRY e {{
         got if not operand_dies else [got], want if not operand_dies else [want], strict=True
     ):
         np.testing.assert_allclose(g, w, rtol=1e-6)
+
+
+def test_c_custom_call_is_called_natively(tmp_path):
+    import ctypes
+    import shutil
+    import subprocess
+
+    import pytest
+
+    from xlapy import register_custom_call
+    from xlapy.custom_call import unregister_custom_call
+
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    if compiler is None:
+        pytest.skip("no C compiler (cc, gcc or clang) on PATH to build the custom-call target")
+    source = tmp_path / "t.c"
+    source.write_text(
+        "void twice_plus(void* out, const void** in) {\n"
+        "  const float* x = in[0]; float* y = out;\n"
+        "  for (int i = 0; i < 8; ++i) y[i] = 2 * x[i] + 1;\n"
+        "}\n"
+    )
+    shared = tmp_path / "libt.so"
+    subprocess.run(
+        [compiler, "-shared", "-fPIC", "-O1", "-o", str(shared), str(source)], check=True
+    )
+    library = ctypes.CDLL(str(shared))
+    register_custom_call("twice_plus_native", library.twice_plus)
+    try:
+        text = """HloModule c
+ENTRY e {
+  x = f32[8] parameter(0)
+  n = f32[8] negate(x)
+  ROOT y = f32[8] custom-call(n), custom_call_target="twice_plus_native"
+}"""
+        x = np.arange(8, dtype=np.float32)
+        np.testing.assert_array_equal(native(text, x), -2 * x + 1)
+        np.testing.assert_array_equal(x, np.arange(8))
+    finally:
+        unregister_custom_call("twice_plus_native")

@@ -12,11 +12,13 @@ import time
 from collections import OrderedDict
 
 from ...custom_call import lookup_custom_call
+from ...errors import NotFoundError
 from ...hlo.module import HloModule
 from ...hlo.opcode import HloOpcode
 from . import (  # noqa: F401  (the emit_* modules register their emitters)
     emit_control,
     emit_conv,
+    emit_custom_call,
     emit_dot,
     emit_gather,
     emit_scatter,
@@ -124,7 +126,13 @@ class CpuBackend:
         module.verify()
         for instruction in module.instructions():
             if instruction.opcode is HloOpcode.CUSTOM_CALL:
-                lookup_custom_call(instruction.custom_call_target or "", "interpreter")
+                # Native calls look for a cpu registration; the fallback runs the
+                # interpreter's kernel, which takes one for the interpreter.
+                name = instruction.custom_call_target or ""
+                try:
+                    lookup_custom_call(name, "cpu")
+                except NotFoundError:
+                    lookup_custom_call(name, "interpreter")
         if not options.cache or options.dump_dir or options.passes:
             return CpuExecutable(compile_program(module, options), options)
         key = _cache_key(module, options)
