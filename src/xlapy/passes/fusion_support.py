@@ -178,6 +178,22 @@ def reachable(source: HloInstruction, target: HloInstruction) -> bool:
     return False
 
 
+def clone_body(
+    source: HloComputation, into: HloComputation, parameters: list[HloInstruction]
+) -> HloInstruction:
+    """Copy ``source``'s instructions into ``into``, its parameter ``k`` standing for
+    ``parameters[k]``; returns the copy of its root (the call inliner does this)."""
+    mapping: dict[int, HloInstruction] = {}
+    for instruction in source.post_order():
+        if instruction.opcode is Op.PARAMETER:
+            mapping[id(instruction)] = parameters[instruction.parameter_number]
+            continue
+        clone = instruction.clone([mapping[id(o)] for o in instruction.operands])
+        into.add_instruction(clone)
+        mapping[id(instruction)] = clone
+    return mapping[id(source.root)]
+
+
 # -- internals -----------------------------------------------------------------------------
 
 
@@ -313,6 +329,7 @@ def _tidy(fusion: HloInstruction) -> None:
 
 __all__ = [
     "add_outputs",
+    "clone_body",
     "create_fusion",
     "fuse_producer",
     "fusion_outputs",

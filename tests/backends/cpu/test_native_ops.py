@@ -245,3 +245,54 @@ ENTRY e {
         np.testing.assert_array_equal(x, np.arange(8))
     finally:
         unregister_custom_call("twice_plus_native")
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.integers(0, 2),
+    st.integers(1, 6),
+    st.booleans(),
+    st.sampled_from(["f32", "f64"]),
+    st.booleans(),
+)
+def test_cholesky_through_lapack_matches_the_interpreter(batch, n, lower, t, broken):
+    rng = np.random.default_rng(n * 10 + batch)
+    dtype = np.float32 if t == "f32" else np.float64
+    shape = (batch, n, n) if batch else (n, n)
+    m = rng.standard_normal(shape)
+    a = (m @ np.swapaxes(m, -1, -2) + n * np.eye(n)).astype(dtype)
+    if broken:
+        a[..., 0, 0] = -1.0 if n > 1 else np.nan  # not positive definite / not finite
+    dims = ",".join(map(str, shape))
+    text = f"""HloModule c
+ENTRY e {{
+  a = {t}[{dims}] parameter(0)
+  ROOT l = {t}[{dims}] cholesky(a), lower={"true" if lower else "false"}
+}}"""
+    np.testing.assert_allclose(native(text, a), interpret(text, a), rtol=1e-4, atol=1e-5)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.integers(1, 5), st.integers(1, 4), st.booleans(), st.booleans(), st.booleans(),
+    st.sampled_from(["NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"]), st.integers(0, 2),
+)  # fmt: skip
+def test_triangular_solve_through_blas_matches_the_interpreter(
+    k, other, left, lower, unit, transpose, batch
+):
+    rng = np.random.default_rng(k * 7 + other)
+    a = (rng.standard_normal((k, k)) + 3 * np.eye(k)).astype(np.float32)
+    rows, cols = (k, other) if left else (other, k)
+    b_shape = (batch, rows, cols) if batch else (rows, cols)
+    a_shape = (batch, k, k) if batch else (k, k)
+    a_full = np.broadcast_to(a, a_shape).copy()
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    text = f"""HloModule t
+ENTRY e {{
+  a = f32[{",".join(map(str, a_shape))}] parameter(0)
+  b = f32[{",".join(map(str, b_shape))}] parameter(1)
+  ROOT x = f32[{",".join(map(str, b_shape))}] triangular-solve(a, b), left_side={str(left).lower()}, lower={str(lower).lower()}, unit_diagonal={str(unit).lower()}, transpose_a={transpose}
+}}"""
+    np.testing.assert_allclose(
+        native(text, a_full, b), interpret(text, a_full, b), rtol=1e-3, atol=1e-4
+    )

@@ -21,6 +21,7 @@ from . import (  # noqa: F401  (the emit_* modules register their emitters)
     emit_custom_call,
     emit_dot,
     emit_gather,
+    emit_linalg,
     emit_scatter,
     emit_sort,
     emit_update,

@@ -41,11 +41,14 @@ _addresses: dict[str, int] = {}
 
 
 def blas_address(name: str) -> int:
-    """The address of a BLAS routine exported by scipy.linalg.cython_blas."""
+    """The address of a BLAS (or LAPACK) routine exported by scipy.linalg.cython_blas
+    (cython_lapack)."""
     if name not in _addresses:
         import scipy.linalg.cython_blas as blas
+        import scipy.linalg.cython_lapack as lapack
 
-        capsule = blas.__pyx_capi__[name]
+        table = blas.__pyx_capi__ if name in blas.__pyx_capi__ else lapack.__pyx_capi__
+        capsule = table[name]
         get_name = ctypes.pythonapi.PyCapsule_GetName
         get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
         get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
