@@ -36,10 +36,11 @@ conformance: $(STAMP)
 		--markdown docs/conformance.md $(CONFORMANCE_ARGS) || test $$? -eq 1
 
 # Benchmarks (not part of `make test`): xlapy CPU vs numpy vs JAX in one run; writes
-# benchmarks/RESULTS.md and benchmarks/results.json. BENCH_ARGS=--quick for a short run.
+# benchmarks/RESULTS.md and benchmarks/results.json. BENCH_ARGS=--quick for a short run,
+# BENCH_ARGS='--platform interpreter --filter axpy,matmul' and so on (python -m benchmarks.run -h).
 BENCH_ARGS ?=
 bench: $(STAMP)
-	$(PY) -m benchmarks.run $(BENCH_ARGS)
+	$(PY) -m benchmarks.run --json benchmarks/results.json --markdown benchmarks/RESULTS.md $(BENCH_ARGS)
 
 # Differential testing and input fuzzing for FUZZ_SECONDS (not part of `make test`).
 FUZZ_SECONDS ?= 60

@@ -1,459 +1,571 @@
 """The benchmark workloads, each defined once for xlapy, numpy and JAX.
 
-xlapy programs are HLO text (the form JAX and XLA print, and one of xlapy's
-front doors); ``scale`` shrinks the sizes for a quick run. Every workload
-states the bytes it must move and the FLOPs it must do, so that a time can be
-read as a fraction of the machine's limits.
+A workload is one computation written three ways over the same inputs: an
+xlapy builder function (the API users write programs with, so the suite
+measures what they get), a numpy function (the reference result and the
+baseline a Python user already has) and a JAX function (the real XLA, the bar
+xlapy's CPU backend has to beat). Each states the bytes it must at least move
+and the FLOPs it must do, so that a time can be read against the machine's
+measured limits rather than only against the other engines.
+
+``scale`` shrinks the sizes (``--quick`` passes 64) so that a run on the
+interpreter takes seconds; only full-size numbers say anything about speed.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+import xlapy
+from xlapy import computations, ops
+from xlapy.builder import XlaBuilder, XlaComputation, XlaOp
+from xlapy.xla_data import ConvolutionDimensionNumbers, GatherDimensionNumbers
 
-@dataclass
+F32 = xlapy.F32
+S32 = xlapy.S32
+
+
+@dataclass(frozen=True)
 class Workload:
+    """One benchmark: how to build it in xlapy, compute it in numpy and JAX, and what it costs.
+
+    ``bound`` says which machine limit the time is read against: ``"memory"``
+    (bytes / measured bandwidth), ``"compute"`` (FLOPs / measured peak) or
+    ``"latency"`` (neither: fixed costs such as calls and loop trips dominate).
+    ``jax_fn`` imports JAX inside its body so that the suite runs without JAX.
+    """
+
     name: str
-    hlo: str
-    inputs: list[np.ndarray]
+    build: Callable[[], XlaComputation]
+    inputs: tuple[Any, ...]
     numpy_fn: Callable[..., Any]
-    jax_fn: Callable[..., Any] | None
-    bytes_moved: float
-    flops: float
-    bound: str  # "memory", "compute" or "latency"
-    rtol: float = 1e-4
+    jax_fn: Callable[..., Any]
+    bytes_read: int
+    bytes_written: int
+    flops: int
+    bound: str
+    rtol: float = 1e-5
+    atol: float = 1e-5
+    description: str = ""
+
+    @property
+    def bytes_moved(self) -> int:
+        return self.bytes_read + self.bytes_written
 
 
 def _rng() -> np.random.Generator:
+    """A fresh generator with the fixed seed, so every run sees the same inputs."""
     return np.random.default_rng(0)
 
 
-_REDUCERS = """
-add { a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b) }
-max { a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] maximum(a, b) }
-"""
+def _params(b: XlaBuilder, *shapes: tuple[str, list[int]]) -> list[XlaOp]:
+    """Parameters 0..n-1 of f32/s32 arrays, named p0, p1, ..."""
+    types = {"f32": F32, "s32": S32}
+    return [
+        ops.Parameter(b, i, xlapy.Shape.array(types[t], dims), f"p{i}")
+        for i, (t, dims) in enumerate(shapes)
+    ]
 
 
-def ew_chain(scale: int) -> Workload:
+def _add() -> XlaComputation:
+    return computations.add(F32)
+
+
+def _max() -> XlaComputation:
+    return computations.max(F32)
+
+
+# -- memory-bound elementwise ----------------------------------------------------------------
+
+
+def ew_chain(scale: int = 1) -> Workload:
     n = (16 << 20) // scale
     x = _rng().standard_normal(n, dtype=np.float32)
     a, b = np.float32(0.7), np.float32(-0.2)
-    hlo = f"""HloModule ew_chain
-ENTRY main {{
-  x = f32[{n}] parameter(0)
-  a = f32[] parameter(1)
-  b = f32[] parameter(2)
-  ab = f32[{n}] broadcast(a), dimensions={{}}
-  bb = f32[{n}] broadcast(b), dimensions={{}}
-  ax = f32[{n}] multiply(ab, x)
-  axb = f32[{n}] add(ax, bb)
-  t = f32[{n}] tanh(axb)
-  xx = f32[{n}] multiply(x, x)
-  nxx = f32[{n}] negate(xx)
-  e = f32[{n}] exponential(nxx)
-  te = f32[{n}] multiply(t, e)
-  one = f32[] constant(1)
-  ob = f32[{n}] broadcast(one), dimensions={{}}
-  ROOT r = f32[{n}] add(te, ob)
-}}"""
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("ew_chain")
+        xp, ap, bp = _params(bld, ("f32", [n]), ("f32", []), ("f32", []))
+        return bld.build(ops.Tanh(ap * xp + bp) * ops.Exp(-(xp * xp)) + 1.0)
+
+    def jax_fn(x: Any, a: Any, b: Any) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.tanh(a * x + b) * jnp.exp(-x * x) + 1
+
     return Workload(
         "ew_chain",
-        hlo,
-        [x, a, b],
+        build,
+        (x, a, b),
         lambda x, a, b: np.tanh(a * x + b) * np.exp(-x * x) + 1,
-        lambda jnp: lambda x, a, b: jnp.tanh(a * x + b) * jnp.exp(-x * x) + 1,
-        8 * n,
-        8 * n,
-        "memory",
+        jax_fn,
+        bytes_read=4 * n,
+        bytes_written=4 * n,
+        flops=8 * n,  # tanh and exp counted as one each: the chain is memory-bound
+        bound="memory",
+        rtol=1e-5,
+        atol=1e-5,
+        description=f"tanh(a*x+b)*exp(-x*x)+1, f32[{n}]",
     )
 
 
-def axpy(scale: int) -> Workload:
+def axpy(scale: int = 1) -> Workload:
     n = (16 << 20) // scale
     rng = _rng()
-    x, y = rng.standard_normal(n, dtype=np.float32), rng.standard_normal(n, dtype=np.float32)
-    hlo = f"""HloModule axpy
-ENTRY main {{
-  a = f32[] parameter(0)
-  x = f32[{n}] parameter(1)
-  y = f32[{n}] parameter(2)
-  ab = f32[{n}] broadcast(a), dimensions={{}}
-  ax = f32[{n}] multiply(ab, x)
-  ROOT r = f32[{n}] add(ax, y)
-}}"""
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("axpy")
+        ap, xp, yp = _params(bld, ("f32", []), ("f32", [n]), ("f32", [n]))
+        return bld.build(ap * xp + yp)
+
     return Workload(
         "axpy",
-        hlo,
-        [np.float32(1.5), x, y],
+        build,
+        (np.float32(1.5), x, y),
         lambda a, x, y: a * x + y,
-        lambda jnp: lambda a, x, y: a * x + y,
-        12 * n,
-        2 * n,
-        "memory",
+        lambda a, x, y: a * x + y,
+        bytes_read=8 * n,
+        bytes_written=4 * n,
+        flops=2 * n,
+        bound="memory",
+        description=f"a*x+y, f32[{n}]",
     )
 
 
-def row_sums(scale: int) -> Workload:
-    m = 4096 // int(scale**0.5)
+# -- reductions --------------------------------------------------------------------------------
+
+
+def row_sums(scale: int = 1) -> Workload:
+    m = 4096 // math.isqrt(scale)
     x = _rng().standard_normal((m, m), dtype=np.float32)
-    hlo = f"""HloModule row_sums
-{_REDUCERS}
-ENTRY main {{
-  x = f32[{m},{m}] parameter(0)
-  z = f32[] constant(0)
-  ROOT r = f32[{m}] reduce(x, z), dimensions={{1}}, to_apply=add
-}}"""
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("row_sums")
+        (xp,) = _params(bld, ("f32", [m, m]))
+        return bld.build(ops.Reduce(xp, 0.0, _add(), [1]))
+
+    def jax_fn(x: Any) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.sum(x, axis=1)
+
     return Workload(
         "row_sums",
-        hlo,
-        [x],
+        build,
+        (x,),
         lambda x: x.sum(axis=1),
-        lambda jnp: lambda x: jnp.sum(x, axis=1),
-        4 * m * m,
-        m * m,
-        "memory",
-        rtol=1e-3,
+        jax_fn,
+        bytes_read=4 * m * m,
+        bytes_written=4 * m,
+        flops=m * m,
+        bound="memory",
+        rtol=1e-4,
+        atol=1e-3,  # sums of 4096 N(0,1) values: orders of summation differ by ~1e-5 * 64
+        description=f"sum over rows of f32[{m},{m}]",
     )
 
 
-def maximum(scale: int) -> Workload:
+def maximum(scale: int = 1) -> Workload:
     n = (16 << 20) // scale
     x = _rng().standard_normal(n, dtype=np.float32)
-    hlo = f"""HloModule max
-{_REDUCERS}
-ENTRY main {{
-  x = f32[{n}] parameter(0)
-  ninf = f32[] constant(-inf)
-  ROOT r = f32[] reduce(x, ninf), dimensions={{0}}, to_apply=max
-}}"""
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("max")
+        (xp,) = _params(bld, ("f32", [n]))
+        return bld.build(ops.Reduce(xp, float("-inf"), _max(), [0]))
+
+    def jax_fn(x: Any) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.max(x)
+
     return Workload(
-        "max", hlo, [x], lambda x: x.max(), lambda jnp: lambda x: jnp.max(x), 4 * n, n, "memory"
+        "max",
+        build,
+        (x,),
+        lambda x: x.max(),
+        jax_fn,
+        bytes_read=4 * n,
+        bytes_written=4,
+        flops=n,
+        bound="memory",
+        description=f"max of f32[{n}]",
     )
 
 
-def softmax(scale: int) -> Workload:
+def softmax(scale: int = 1) -> Workload:
     rows, cols = 4096 // scale, 1024
     x = _rng().standard_normal((rows, cols), dtype=np.float32)
-    hlo = f"""HloModule softmax
-{_REDUCERS}
-ENTRY main {{
-  x = f32[{rows},{cols}] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[{rows}] reduce(x, ninf), dimensions={{1}}, to_apply=max
-  mb = f32[{rows},{cols}] broadcast(m), dimensions={{0}}
-  d = f32[{rows},{cols}] subtract(x, mb)
-  e = f32[{rows},{cols}] exponential(d)
-  z = f32[] constant(0)
-  s = f32[{rows}] reduce(e, z), dimensions={{1}}, to_apply=add
-  sb = f32[{rows},{cols}] broadcast(s), dimensions={{0}}
-  ROOT r = f32[{rows},{cols}] divide(e, sb)
-}}"""
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("softmax")
+        (xp,) = _params(bld, ("f32", [rows, cols]))
+        m = ops.Reduce(xp, float("-inf"), _max(), [1])
+        e = ops.Exp(ops.Sub(xp, m, [0]))
+        return bld.build(ops.Div(e, ops.Reduce(e, 0.0, _add(), [1]), [0]))
 
     def np_softmax(x: np.ndarray) -> np.ndarray:
         e = np.exp(x - x.max(axis=1, keepdims=True))
         return e / e.sum(axis=1, keepdims=True)
 
-    def jax_softmax(jnp: Any) -> Callable:
-        def f(x: Any) -> Any:
-            e = jnp.exp(x - jnp.max(x, axis=1, keepdims=True))
-            return e / jnp.sum(e, axis=1, keepdims=True)
+    def jax_softmax(x: Any) -> Any:
+        import jax.numpy as jnp
 
-        return f
+        e = jnp.exp(x - jnp.max(x, axis=1, keepdims=True))
+        return e / jnp.sum(e, axis=1, keepdims=True)
 
     return Workload(
-        "softmax", hlo, [x], np_softmax, jax_softmax, 8 * rows * cols, 5 * rows * cols, "memory"
+        "softmax",
+        build,
+        (x,),
+        np_softmax,
+        jax_softmax,
+        bytes_read=4 * rows * cols,
+        bytes_written=4 * rows * cols,
+        flops=5 * rows * cols,
+        bound="memory",
+        rtol=1e-4,
+        atol=1e-7,
+        description=f"row softmax of f32[{rows},{cols}]",
     )
 
 
-def layer_norm(scale: int) -> Workload:
-    rows, cols = 4096 // scale, 1024
+def layer_norm(scale: int = 1) -> Workload:
+    rows, cols, eps = 4096 // scale, 1024, 1e-5
     rng = _rng()
     x = rng.standard_normal((rows, cols), dtype=np.float32)
-    gamma, beta = (
-        rng.standard_normal(cols, dtype=np.float32),
-        rng.standard_normal(cols, dtype=np.float32),
-    )
-    hlo = f"""HloModule layer_norm
-{_REDUCERS}
-ENTRY main {{
-  x = f32[{rows},{cols}] parameter(0)
-  g = f32[{cols}] parameter(1)
-  bta = f32[{cols}] parameter(2)
-  z = f32[] constant(0)
-  n = f32[] constant({cols})
-  s = f32[{rows}] reduce(x, z), dimensions={{1}}, to_apply=add
-  nb = f32[{rows}] broadcast(n), dimensions={{}}
-  mean = f32[{rows}] divide(s, nb)
-  mb = f32[{rows},{cols}] broadcast(mean), dimensions={{0}}
-  d = f32[{rows},{cols}] subtract(x, mb)
-  dd = f32[{rows},{cols}] multiply(d, d)
-  v = f32[{rows}] reduce(dd, z), dimensions={{1}}, to_apply=add
-  var = f32[{rows}] divide(v, nb)
-  eps = f32[] constant(1e-05)
-  eb = f32[{rows}] broadcast(eps), dimensions={{}}
-  ve = f32[{rows}] add(var, eb)
-  inv = f32[{rows}] rsqrt(ve)
-  ib = f32[{rows},{cols}] broadcast(inv), dimensions={{0}}
-  y = f32[{rows},{cols}] multiply(d, ib)
-  gb = f32[{rows},{cols}] broadcast(g), dimensions={{1}}
-  bb = f32[{rows},{cols}] broadcast(bta), dimensions={{1}}
-  yg = f32[{rows},{cols}] multiply(y, gb)
-  ROOT r = f32[{rows},{cols}] add(yg, bb)
-}}"""
+    gamma = rng.standard_normal(cols, dtype=np.float32)
+    beta = rng.standard_normal(cols, dtype=np.float32)
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("layer_norm")
+        xp, gp, bp = _params(bld, ("f32", [rows, cols]), ("f32", [cols]), ("f32", [cols]))
+        mean = ops.Reduce(xp, 0.0, _add(), [1]) / float(cols)
+        d = ops.Sub(xp, mean, [0])
+        var = ops.Reduce(d * d, 0.0, _add(), [1]) / float(cols)
+        y = ops.Mul(d, ops.Rsqrt(var + eps), [0])
+        return bld.build(ops.Add(ops.Mul(y, gp, [1]), bp, [1]))
 
     def np_ln(x: np.ndarray, g: np.ndarray, b: np.ndarray) -> np.ndarray:
-        mean = x.mean(axis=1, keepdims=True)
-        d = x - mean
-        return d / np.sqrt((d * d).mean(axis=1, keepdims=True) + 1e-5) * g + b
+        d = x - x.mean(axis=1, keepdims=True)
+        return d / np.sqrt((d * d).mean(axis=1, keepdims=True) + eps) * g + b
 
-    def jax_ln(jnp: Any) -> Callable:
-        def f(x: Any, g: Any, b: Any) -> Any:
-            mean = jnp.mean(x, axis=1, keepdims=True)
-            d = x - mean
-            return d / jnp.sqrt(jnp.mean(d * d, axis=1, keepdims=True) + 1e-5) * g + b
+    def jax_ln(x: Any, g: Any, b: Any) -> Any:
+        import jax.numpy as jnp
 
-        return f
+        d = x - jnp.mean(x, axis=1, keepdims=True)
+        return d / jnp.sqrt(jnp.mean(d * d, axis=1, keepdims=True) + eps) * g + b
 
     return Workload(
         "layer_norm",
-        hlo,
-        [x, gamma, beta],
+        build,
+        (x, gamma, beta),
         np_ln,
         jax_ln,
-        8 * rows * cols,
-        8 * rows * cols,
-        "memory",
-        rtol=1e-3,
+        bytes_read=4 * rows * cols + 8 * cols,
+        bytes_written=4 * rows * cols,
+        flops=8 * rows * cols,
+        bound="memory",
+        rtol=1e-4,
+        atol=1e-4,
+        description=f"layer norm of f32[{rows},{cols}] over the last dimension, eps {eps}",
     )
 
 
-def matmul(scale: int) -> Workload:
-    n = 1024 // int(scale**0.5)
+# -- compute-bound -----------------------------------------------------------------------------
+
+
+def matmul(scale: int = 1) -> Workload:
+    n = 1024 // math.isqrt(scale)
     rng = _rng()
-    a, b = (
-        rng.standard_normal((n, n), dtype=np.float32),
-        rng.standard_normal((n, n), dtype=np.float32),
-    )
-    hlo = f"""HloModule matmul
-ENTRY main {{
-  a = f32[{n},{n}] parameter(0)
-  b = f32[{n},{n}] parameter(1)
-  ROOT r = f32[{n},{n}] dot(a, b), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}
-}}"""
+    a = rng.standard_normal((n, n), dtype=np.float32)
+    b = rng.standard_normal((n, n), dtype=np.float32)
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("matmul")
+        ap, bp = _params(bld, ("f32", [n, n]), ("f32", [n, n]))
+        return bld.build(ops.Dot(ap, bp))
+
     return Workload(
         "matmul",
-        hlo,
-        [a, b],
+        build,
+        (a, b),
         lambda a, b: a @ b,
-        lambda jnp: lambda a, b: a @ b,
-        12 * n * n,
-        2 * n**3,
-        "compute",
-        rtol=1e-3,
+        lambda a, b: a @ b,
+        bytes_read=8 * n * n,
+        bytes_written=4 * n * n,
+        flops=2 * n**3,
+        bound="compute",
+        rtol=1e-4,
+        atol=1e-3,  # dot products of 1024 N(0,1) terms; blocking orders differ
+        description=f"f32[{n},{n}] x f32[{n},{n}]",
     )
 
 
-def mlp(scale: int) -> Workload:
+def mlp(scale: int = 1) -> Workload:
     batch, width, out = 256 // min(scale, 16), 1024, 10
     rng = _rng()
     x = rng.standard_normal((batch, width), dtype=np.float32)
-    ws = [rng.standard_normal((width, width), dtype=np.float32) / 32 for _ in range(2)]
-    w3 = rng.standard_normal((width, out), dtype=np.float32) / 32
-    bs = [rng.standard_normal(width, dtype=np.float32) for _ in range(2)]
-    b3 = rng.standard_normal(out, dtype=np.float32)
-    lines = [f"  x = f32[{batch},{width}] parameter(0)"]
-    params = 1
-    previous = "x"
-    zero = "  zero = f32[] constant(0)"
-    lines.append(zero)
-    lines.append(f"  zb = f32[{batch},{width}] broadcast(zero), dimensions={{}}")
-    for layer, (cols) in enumerate([width, width, out]):
-        lines.append(f"  w{layer} = f32[{width},{cols}] parameter({params})")
-        lines.append(f"  b{layer} = f32[{cols}] parameter({params + 1})")
-        params += 2
-        lines.append(
-            f"  h{layer} = f32[{batch},{cols}] dot({previous}, w{layer}), lhs_contracting_dims={{1}}, rhs_contracting_dims={{0}}"
-        )
-        lines.append(f"  bb{layer} = f32[{batch},{cols}] broadcast(b{layer}), dimensions={{1}}")
-        lines.append(f"  a{layer} = f32[{batch},{cols}] add(h{layer}, bb{layer})")
-        if layer < 2:
-            lines.append(f"  r{layer} = f32[{batch},{cols}] maximum(a{layer}, zb)")
-            previous = f"r{layer}"
-        else:
-            previous = f"a{layer}"
-    body = "\n".join(lines).replace(f"  ROOT {previous}", previous)
-    hlo = f"HloModule mlp\nENTRY main {{\n{body}\n  ROOT out = f32[{batch},{out}] copy({previous})\n}}"
-    inputs = [x, ws[0], bs[0], ws[1], bs[1], w3, b3]
+    w0, w1 = (rng.standard_normal((width, width), dtype=np.float32) / 32 for _ in range(2))
+    w2 = rng.standard_normal((width, out), dtype=np.float32) / 32
+    b0, b1 = (rng.standard_normal(width, dtype=np.float32) for _ in range(2))
+    b2 = rng.standard_normal(out, dtype=np.float32)
+    widths = [(width, width), (width, width), (width, out)]
 
-    def np_mlp(x, w0, b0, w1, b1, w2, b2):  # noqa: ANN001, ANN202
+    def build() -> XlaComputation:
+        bld = XlaBuilder("mlp")
+        shapes: list[tuple[str, list[int]]] = [("f32", [batch, width])]
+        for fan_in, fan_out in widths:
+            shapes += [("f32", [fan_in, fan_out]), ("f32", [fan_out])]
+        xp, *layers = _params(bld, *shapes)
+        h = xp
+        for k in range(3):
+            h = ops.Add(ops.Dot(h, layers[2 * k]), layers[2 * k + 1], [1])
+            if k < 2:
+                h = ops.Max(h, 0.0)
+        return bld.build(h)
+
+    def np_mlp(x, w0, b0, w1, b1, w2, b2):  # noqa: ANN001, ANN202  (positional like the others)
         h = np.maximum(x @ w0 + b0, 0)
         h = np.maximum(h @ w1 + b1, 0)
         return h @ w2 + b2
 
-    def jax_mlp(jnp: Any) -> Callable:
-        def f(x, w0, b0, w1, b1, w2, b2):  # noqa: ANN001, ANN202
-            h = jnp.maximum(x @ w0 + b0, 0)
-            h = jnp.maximum(h @ w1 + b1, 0)
-            return h @ w2 + b2
+    def jax_mlp(x, w0, b0, w1, b1, w2, b2):  # noqa: ANN001, ANN202
+        import jax.numpy as jnp
 
-        return f
+        h = jnp.maximum(x @ w0 + b0, 0)
+        h = jnp.maximum(h @ w1 + b1, 0)
+        return h @ w2 + b2
 
-    flops = 2 * batch * width * (2 * width + out)
+    weights = sum(4 * (i * o + o) for i, o in widths)
     return Workload(
         "mlp",
-        hlo,
-        inputs,
+        build,
+        (x, w0, b0, w1, b1, w2, b2),
         np_mlp,
         jax_mlp,
-        4 * (2 * width * width + width * out),
-        flops,
-        "compute",
-        rtol=1e-3,
+        bytes_read=4 * batch * width + weights,
+        bytes_written=4 * batch * out,
+        flops=sum(2 * batch * i * o for i, o in widths),
+        bound="compute",
+        rtol=1e-4,
+        atol=1e-3,
+        description=f"batch {batch}, {width}-{width}-{width}-{out}, relu, biases",
     )
 
 
-def while_loop(scale: int) -> Workload:
-    n, trips = 1024, 1000
-    x = _rng().standard_normal(n, dtype=np.float32)
-    c = np.full(n, 0.5, np.float32)
-    hlo = f"""HloModule while_loop
-cond {{
-  p = (s32[], f32[{n}], f32[{n}]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  limit = s32[] constant({trips})
-  ROOT lt = pred[] compare(i, limit), direction=LT
-}}
-body {{
-  p = (s32[], f32[{n}], f32[{n}]) parameter(0)
-  i = s32[] get-tuple-element(p), index=0
-  acc = f32[{n}] get-tuple-element(p), index=1
-  c = f32[{n}] get-tuple-element(p), index=2
-  one = s32[] constant(1)
-  i1 = s32[] add(i, one)
-  acc1 = f32[{n}] add(acc, c)
-  ROOT t = (s32[], f32[{n}], f32[{n}]) tuple(i1, acc1, c)
-}}
-ENTRY main {{
-  x = f32[{n}] parameter(0)
-  c = f32[{n}] parameter(1)
-  zero = s32[] constant(0)
-  init = (s32[], f32[{n}], f32[{n}]) tuple(zero, x, c)
-  w = (s32[], f32[{n}], f32[{n}]) while(init), condition=cond, body=body
-  ROOT r = f32[{n}] get-tuple-element(w), index=1
-}}"""
-
-    def np_loop(x: np.ndarray, c: np.ndarray) -> np.ndarray:
-        acc = x.copy()
-        for _ in range(trips):
-            acc += c
-        return acc
-
-    def jax_loop(jnp: Any) -> Callable:
-        import jax
-
-        return lambda x, c: jax.lax.fori_loop(0, trips, lambda i, acc: acc + c, x)
-
-    return Workload(
-        "while_loop", hlo, [x, c], np_loop, jax_loop, 8 * n * trips, n * trips, "latency"
-    )
-
-
-def call_latency(scale: int) -> Workload:
-    x, y = np.ones(4, np.float32), np.arange(4, dtype=np.float32)
-    hlo = """HloModule call_latency
-ENTRY main {
-  x = f32[4] parameter(0)
-  y = f32[4] parameter(1)
-  ROOT r = f32[4] add(x, y)
-}"""
-    return Workload(
-        "call_latency", hlo, [x, y], np.add, lambda jnp: lambda x, y: x + y, 48, 4, "latency"
-    )
-
-
-def transpose(scale: int) -> Workload:
-    m = 4096 // int(scale**0.5)
-    x = _rng().standard_normal((m, m), dtype=np.float32)
-    hlo = f"""HloModule transpose
-ENTRY main {{
-  x = f32[{m},{m}] parameter(0)
-  ROOT t = f32[{m},{m}] transpose(x), dimensions={{1,0}}
-}}"""
-    return Workload(
-        "transpose",
-        hlo,
-        [x],
-        lambda x: np.ascontiguousarray(x.T),
-        lambda jnp: lambda x: jnp.transpose(x),
-        8 * m * m,
-        0,
-        "memory",
-    )
-
-
-def conv2d(scale: int) -> Workload:
+def conv2d(scale: int = 1) -> Workload:
     batch = max(1, 8 // scale)
+    spatial = 64 // math.isqrt(max(1, scale * batch // 8))
+    cin, cout = 32, 64
     rng = _rng()
-    x = rng.standard_normal((batch, 64, 64, 32), dtype=np.float32)
-    w = rng.standard_normal((3, 3, 32, 64), dtype=np.float32)
-    hlo = f"""HloModule conv2d
-ENTRY main {{
-  x = f32[{batch},64,64,32] parameter(0)
-  w = f32[3,3,32,64] parameter(1)
-  ROOT c = f32[{batch},64,64,64] convolution(x, w), window={{size=3x3 pad=1_1x1_1}}, dim_labels=b01f_01io->b01f
-}}"""
+    x = rng.standard_normal((batch, spatial, spatial, cin), dtype=np.float32)
+    w = rng.standard_normal((3, 3, cin, cout), dtype=np.float32) / 16
+    nhwc = ConvolutionDimensionNumbers(
+        input_batch_dimension=0,
+        input_feature_dimension=3,
+        input_spatial_dimensions=(1, 2),
+        kernel_input_feature_dimension=2,
+        kernel_output_feature_dimension=3,
+        kernel_spatial_dimensions=(0, 1),
+        output_batch_dimension=0,
+        output_feature_dimension=3,
+        output_spatial_dimensions=(1, 2),
+    )
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("conv2d")
+        xp, wp = _params(bld, ("f32", list(x.shape)), ("f32", list(w.shape)))
+        return bld.build(ops.ConvWithGeneralDimensions(xp, wp, [1, 1], "SAME", nhwc))
 
     def np_conv(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """SAME 3x3 convolution as nine shifted GEMMs (numpy has no convolution of its own)."""
         padded = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
-        out = np.zeros((x.shape[0], 64, 64, 64), np.float32)
+        out = np.zeros((*x.shape[:3], w.shape[3]), np.float32)
         for i in range(3):
             for j in range(3):
-                out += padded[:, i : i + 64, j : j + 64, :] @ w[i, j]
+                out += padded[:, i : i + spatial, j : j + spatial, :] @ w[i, j]
         return out
 
-    def jax_conv(jnp: Any) -> Callable:
+    def jax_conv(x: Any, w: Any) -> Any:
         import jax
 
-        return lambda x, w: jax.lax.conv_general_dilated(
+        return jax.lax.conv_general_dilated(
             x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")
         )
 
-    flops = 2 * batch * 64 * 64 * 64 * 3 * 3 * 32
+    pixels = batch * spatial * spatial
     return Workload(
-        "conv2d", hlo, [x, w], np_conv, jax_conv, 4 * x.size * 3, flops, "compute", rtol=1e-3
+        "conv2d",
+        build,
+        (x, w),
+        np_conv,
+        jax_conv,
+        bytes_read=4 * (x.size + w.size),
+        bytes_written=4 * pixels * cout,
+        flops=2 * pixels * cout * 9 * cin,
+        bound="compute",
+        rtol=1e-4,
+        atol=1e-4,
+        description=f"NHWC{list(x.shape)} * HWIO{list(w.shape)}, SAME",
     )
 
 
-def gather_rows(scale: int) -> Workload:
+# -- control flow and latency ------------------------------------------------------------------
+
+
+def while_loop(scale: int = 1) -> Workload:
+    n, trips = 1024, max(1, 1000 // scale)
+    x = _rng().standard_normal(n, dtype=np.float32)
+    step = np.linspace(0, 1, n, dtype=np.float32)
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("while_loop")
+        (xp,) = _params(bld, ("f32", [n]))
+
+        def condition(state: XlaOp) -> XlaOp:
+            return ops.Lt(ops.GetTupleElement(state, 0), trips)
+
+        def body(state: XlaOp) -> XlaOp:
+            i, acc = ops.GetTupleElement(state, 0), ops.GetTupleElement(state, 1)
+            return ops.Tuple(state.builder, [i + 1, acc + ops.Constant(state.builder, step)])
+
+        init = ops.Tuple(bld, [ops.ConstantR0(bld, 0, S32), xp])
+        return bld.build(ops.GetTupleElement(ops.While(condition, body, init), 1))
+
+    def np_loop(x: np.ndarray) -> np.ndarray:
+        acc = x.copy()
+        for _ in range(trips):
+            acc += step
+        return acc
+
+    def jax_loop(x: Any) -> Any:
+        import jax
+
+        return jax.lax.fori_loop(0, trips, lambda i, acc: acc + step, x)
+
+    return Workload(
+        "while_loop",
+        build,
+        (x,),
+        np_loop,
+        jax_loop,
+        bytes_read=4 * n * trips,
+        bytes_written=4 * n * trips,
+        flops=n * trips,
+        bound="latency",
+        rtol=1e-5,
+        atol=1e-4,
+        description=f"{trips} trips of acc += constant f32[{n}]",
+    )
+
+
+def call_latency(scale: int = 1) -> Workload:
+    x, y = np.ones(4, np.float32), np.arange(4, dtype=np.float32)
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("call_latency")
+        xp, yp = _params(bld, ("f32", [4]), ("f32", [4]))
+        return bld.build(xp + yp)
+
+    return Workload(
+        "call_latency",
+        build,
+        (x, y),
+        np.add,
+        lambda x, y: x + y,
+        bytes_read=32,
+        bytes_written=16,
+        flops=4,
+        bound="latency",
+        description="f32[4] + f32[4]: the cost of one call",
+    )
+
+
+# -- data movement -----------------------------------------------------------------------------
+
+
+def transpose(scale: int = 1) -> Workload:
+    m = 4096 // math.isqrt(scale)
+    x = _rng().standard_normal((m, m), dtype=np.float32)
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("transpose")
+        (xp,) = _params(bld, ("f32", [m, m]))
+        return bld.build(ops.Transpose(xp, [1, 0]))
+
+    def jax_fn(x: Any) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.transpose(x)
+
+    return Workload(
+        "transpose",
+        build,
+        (x,),
+        lambda x: np.ascontiguousarray(x.T),
+        jax_fn,
+        bytes_read=4 * m * m,
+        bytes_written=4 * m * m,
+        flops=0,
+        bound="memory",
+        rtol=0,
+        atol=0,
+        description=f"materialized transpose of f32[{m},{m}]",
+    )
+
+
+def gather(scale: int = 1) -> Workload:
     rows, width, picks = 100_000 // scale, 128, 65536 // scale
     rng = _rng()
     table = rng.standard_normal((rows, width), dtype=np.float32)
     idx = rng.integers(0, rows, (picks, 1)).astype(np.int32)
-    hlo = f"""HloModule gather_rows
-ENTRY main {{
-  t = f32[{rows},{width}] parameter(0)
-  i = s32[{picks},1] parameter(1)
-  ROOT g = f32[{picks},{width}] gather(t, i), offset_dims={{1}}, collapsed_slice_dims={{0}}, start_index_map={{0}}, index_vector_dim=1, slice_sizes={{1,{width}}}
-}}"""
+    dnums = GatherDimensionNumbers(
+        offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,), index_vector_dim=1
+    )
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("gather")
+        tp, ip = _params(bld, ("f32", [rows, width]), ("s32", [picks, 1]))
+        return bld.build(ops.Gather(tp, ip, dnums, [1, width]))
+
     return Workload(
         "gather",
-        hlo,
-        [table, idx],
+        build,
+        (table, idx),
         lambda t, i: t[i[:, 0]],
-        lambda jnp: lambda t, i: t[i[:, 0]],
-        8 * picks * width,
-        0,
-        "memory",
+        lambda t, i: t[i[:, 0]],
+        bytes_read=4 * picks * (width + 1),
+        bytes_written=4 * picks * width,
+        flops=0,
+        bound="memory",
+        rtol=0,
+        atol=0,
+        description=f"{picks} random rows of f32[{rows},{width}]",
     )
 
 
-ALL = [ew_chain, axpy, row_sums, maximum, softmax, layer_norm, matmul, mlp, while_loop,
-       call_latency, transpose, conv2d, gather_rows]  # fmt: skip
+WORKLOADS: dict[str, Callable[[int], Workload]] = {
+    "ew_chain": ew_chain,
+    "axpy": axpy,
+    "row_sums": row_sums,
+    "max": maximum,
+    "softmax": softmax,
+    "layer_norm": layer_norm,
+    "matmul": matmul,
+    "mlp": mlp,
+    "while_loop": while_loop,
+    "call_latency": call_latency,
+    "transpose": transpose,
+    "conv2d": conv2d,
+    "gather": gather,
+}
+"""Name -> maker, in report order; a maker takes ``scale`` (1 = the issue's sizes). Keyed by
+name so that ``--filter`` creates only the inputs it runs."""

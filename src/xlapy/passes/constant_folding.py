@@ -1,60 +1,92 @@
-"""Constant folding: an instruction of constants is replaced by its value.
+"""Constant folding: an instruction whose operands are all constants becomes a constant.
 
-The value comes from the interpreter's kernel for the instruction, so folding
-has exactly the semantics of running the program. Not folded: instructions
-with side effects or random results, and broadcasts and iotas (cheap to
-compute, and folding them would only turn a scalar into a large constant), or
-results of more than ``MAX_ELEMENTS`` elements.
+Why: work that does not depend on the inputs should be done once, at compile
+time, and the constants it produces feed the algebraic simplifier (``x * c``
+where ``c`` turns out to be 1).
+
+The value comes from the interpreter's kernel for the opcode, so folding has
+exactly the semantics of running the program (integer division by zero,
+``INT_MIN / -1``, NaN propagation, rounding of every element type). A
+get-tuple-element of a tuple constant becomes the element's constant.
+
+Not folded:
+
+* instructions with side effects or random results, parameters, and the ops
+  whose value depends on the device (``replica-id``, ``partition-id``);
+* ``iota`` and broadcasts that grow their operand: they are cheap to compute
+  and folding them only turns a scalar into a large constant (a broadcast that
+  only adds or removes size-1 dimensions is folded);
+* results of more than ``MAX_ELEMENTS`` elements, tuples, tokens, dynamic shapes;
+* control flow, calls, fusions and custom calls (inlining exposes what calls
+  compute; the rest is not worth evaluating at compile time);
+* instructions the kernel rejects (an error the program would report when run).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import XlaError
+from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
+from ..literal import Literal
+from .dce import has_control_edges, has_side_effect
 from .pass_base import HloPass
 
 Op = HloOpcode
-MAX_ELEMENTS = 1 << 16
-_SKIP = frozenset(
+MAX_ELEMENTS = 1 << 20
+_NEVER = frozenset(
     {
         Op.PARAMETER,
         Op.CONSTANT,
-        Op.BROADCAST,
         Op.IOTA,
-        Op.RNG,
         Op.RNG_BIT_GENERATOR,
-        Op.RNG_GET_AND_UPDATE_STATE,
+        Op.REPLICA_ID,
+        Op.PARTITION_ID,
         Op.TUPLE,
-        Op.GET_TUPLE_ELEMENT,
         Op.WHILE,
         Op.CONDITIONAL,
         Op.CALL,
         Op.CUSTOM_CALL,
         Op.FUSION,
+        Op.MAP,
         Op.AFTER_ALL,
-        Op.PARTITION_ID,
-        Op.REPLICA_ID,
+        Op.ADD_DEPENDENCY,
+        Op.OPT_BARRIER,
+        Op.DOMAIN,
+        Op.GET_DIMENSION_SIZE,
+        Op.SET_DIMENSION_SIZE,
     }
 )
 
 
-def _foldable(instruction: HloInstruction) -> bool:
-    op = instruction.opcode
-    if op in _SKIP or op.may_have_side_effect or not instruction.shape.is_array:
-        return False
-    if instruction.shape.is_dynamic if hasattr(instruction.shape, "is_dynamic") else False:
-        return False
-    if instruction.shape.element_count() > MAX_ELEMENTS or instruction.control_successors:
-        return False
-    return all(o.opcode is Op.CONSTANT and o.shape.is_array for o in instruction.operands) and (
-        instruction.operand_count > 0
+def _is_constant_array(instruction: HloInstruction) -> bool:
+    return (
+        instruction.opcode is Op.CONSTANT
+        and instruction.shape.is_array
+        and isinstance(instruction.literal, Literal)
     )
+
+
+def is_foldable(instruction: HloInstruction) -> bool:
+    """Whether ``instruction`` is worth and safe to evaluate now (see the module docstring)."""
+    op, shape = instruction.opcode, instruction.shape
+    if op in _NEVER or not shape.is_array or not shape.is_static or instruction.operand_count == 0:
+        return False
+    if shape.element_count() > MAX_ELEMENTS or has_control_edges(instruction):
+        return False
+    if not all(_is_constant_array(o) for o in instruction.operands):
+        return False
+    if op is Op.BROADCAST and shape.element_count() > instruction.operand(0).shape.element_count():
+        return False
+    return not has_side_effect(instruction)
 
 
 def fold(instruction: HloInstruction) -> HloInstruction | None:
     """A constant with the value of ``instruction`` (None if the kernel cannot say)."""
+    from ..backends.interpreter import kernels  # noqa: F401  (registers the kernels)
     from ..backends.interpreter.evaluator import (
         KERNELS,
         DeviceContext,
@@ -68,14 +100,57 @@ def fold(instruction: HloInstruction) -> HloInstruction | None:
         return None
     try:
         values = [value_from_literal(o.literal) for o in instruction.operands]
-        result = kernel(EvalContext(DeviceContext()), instruction, values)
+        with np.errstate(all="ignore"):
+            result = kernel(EvalContext(DeviceContext()), instruction, values)
         literal = literal_from_value(result, instruction.shape)
     except XlaError:
-        return None  # e.g. an out-of-range value the program reports only at run time
-    return HloInstruction.create_constant(literal, name=instruction.name)
+        return None  # e.g. a value the program reports as an error only when run
+    return constant_like(instruction, literal)
+
+
+def constant_like(instruction: HloInstruction, literal: Literal) -> HloInstruction:
+    """A constant of ``literal`` with exactly ``instruction``'s shape (layout or none)."""
+    shape = instruction.shape
+    if shape.has_layout and literal.shape.layout != shape.layout:
+        literal = literal.relayout(shape.layout)
+    return HloInstruction(Op.CONSTANT, shape, name=instruction.name, literal=literal)
+
+
+def _tuple_element(instruction: HloInstruction) -> HloInstruction | None:
+    """get-tuple-element of a tuple constant: the element as a constant."""
+    source = instruction.operand(0)
+    literal = source.literal
+    if source.opcode is not Op.CONSTANT or not isinstance(literal, Literal):
+        return None
+    element = literal.tuple_elements[instruction.tuple_index]
+    if not instruction.shape.is_array or not element.shape.compatible(instruction.shape):
+        return None
+    return constant_like(instruction, element)
+
+
+def fold_computation(computation: HloComputation) -> bool:
+    changed = False
+    for instruction in computation.post_order():
+        if instruction.parent is not computation:
+            continue
+        if instruction.opcode is Op.GET_TUPLE_ELEMENT and not has_control_edges(instruction):
+            constant = _tuple_element(instruction)
+        elif is_foldable(instruction):
+            constant = fold(instruction)
+        else:
+            continue
+        if constant is None:
+            continue
+        name = instruction.name
+        computation.replace_instruction(instruction, constant)
+        constant.name = name  # free again now that the folded instruction is gone
+        changed = True
+    return changed
 
 
 class ConstantFolding(HloPass):
+    """Evaluates instructions of constants with the interpreter's kernels."""
+
     name = "constant-folding"
 
     def run(self, module: HloModule) -> bool:
@@ -83,12 +158,8 @@ class ConstantFolding(HloPass):
         for computation in module.computations:
             if computation.is_fusion_computation:
                 continue
-            for instruction in computation.post_order():
-                if instruction.parent is None or not _foldable(instruction):
-                    continue
-                constant = fold(instruction)
-                if constant is None:
-                    continue
-                computation.replace_instruction(instruction, constant)
-                changed = True
+            changed |= fold_computation(computation)
         return changed
+
+
+__all__ = ["MAX_ELEMENTS", "ConstantFolding", "fold", "fold_computation", "is_foldable"]

@@ -1,9 +1,20 @@
 """Dead code elimination: instructions nothing needs, and computations nothing calls.
 
-An instruction stays if it is a root, a parameter, has (or may have) a side
-effect, or takes part in control ordering; everything whose value no kept
-instruction reads goes. Computations that no instruction calls any more
-(inlined calls, fused-away producers) are removed too, except the entry.
+Why: every other pass leaves debris behind (a simplified ``x + 0`` leaves the
+``0``, an inlined call leaves its callee), and a backend should neither compile
+nor run it.
+
+An instruction stays if it is a root or a parameter, if it has (or may have) a
+side effect, or if it takes part in control ordering; everything whose value
+no kept instruction reads goes. "Side effect" is deliberately broad, see
+:func:`has_side_effect`: outfeed, infeed, send/recv, custom-calls that say so,
+collectives (every device must take part), random numbers (they advance the
+generator's state), every ``*-start``/``*-update``/``*-done``, and control flow
+or calls whose computations contain any of those. Computations that no
+instruction reachable from the entry calls any more are removed too.
+
+The side-effect and determinism predicates live here because CSE, constant
+folding and loop-invariant code motion ask the same questions.
 """
 
 from __future__ import annotations
@@ -11,26 +22,67 @@ from __future__ import annotations
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
+from ..hlo.opcode import AsyncRole, HloOpcode
 from .pass_base import HloPass
 
 Op = HloOpcode
-_NONDETERMINISTIC = frozenset({Op.RNG, Op.RNG_GET_AND_UPDATE_STATE, Op.RNG_BIT_GENERATOR})
+
+# Random numbers: running one changes what the next one returns.
+NONDETERMINISTIC = frozenset({Op.RNG, Op.RNG_GET_AND_UPDATE_STATE})
+# Always kept, whatever their attributes say.
+_ALWAYS = frozenset({Op.INFEED, Op.OUTFEED, Op.SEND, Op.SEND_DONE, Op.RECV, Op.RECV_DONE})
+
+
+def _own_side_effect(instruction: HloInstruction) -> bool:
+    """A side effect of the instruction itself, not counting its called computations."""
+    op = instruction.opcode
+    if op in _ALWAYS or op in NONDETERMINISTIC or op.has_side_effect:
+        return True
+    if op.is_collective or op.async_role is not AsyncRole.NONE:
+        return True
+    if op is Op.CUSTOM_CALL:
+        return bool(instruction.attribute("custom_call_has_side_effect"))
+    return False
+
+
+def has_side_effect(instruction: HloInstruction) -> bool:
+    """Whether running ``instruction`` may do more than compute its value (or may give a
+    different value each time): see the module docstring for the list."""
+    return _has_side_effect(instruction, {})
+
+
+def _has_side_effect(instruction: HloInstruction, memo: dict[int, bool]) -> bool:
+    if _own_side_effect(instruction):
+        return True
+    return any(_computation_has_side_effect(c, memo) for c in instruction.called_computations())
+
+
+def _computation_has_side_effect(computation: HloComputation, memo: dict[int, bool]) -> bool:
+    key = id(computation)
+    if key not in memo:
+        memo[key] = False  # a cycle (invalid HLO) must not recurse forever
+        memo[key] = any(_has_side_effect(i, memo) for i in computation.instructions)
+    return memo[key]
+
+
+def computation_has_side_effect(computation: HloComputation) -> bool:
+    """Whether any instruction of ``computation`` (or of what it calls) has a side effect."""
+    return _computation_has_side_effect(computation, {})
+
+
+def has_control_edges(instruction: HloInstruction) -> bool:
+    return bool(instruction.control_predecessors or instruction.control_successors)
 
 
 def is_removable(instruction: HloInstruction) -> bool:
-    """Whether ``instruction`` can go when nothing reads it."""
-    op = instruction.opcode
-    if op is Op.PARAMETER or instruction.is_root:
+    """Whether ``instruction`` may go once nothing reads its value."""
+    if instruction.opcode is Op.PARAMETER or instruction.is_root:
         return False
-    if op.may_have_side_effect or op in _NONDETERMINISTIC:
-        return False  # random ops advance the generator's state, which later ones see
-    if op is Op.CUSTOM_CALL and instruction.attribute("custom_call_has_side_effect"):
-        return False
-    return not instruction.control_predecessors and not instruction.control_successors
+    return not has_control_edges(instruction) and not has_side_effect(instruction)
 
 
 def remove_dead_instructions(computation: HloComputation) -> bool:
+    """Remove every unused removable instruction; users first, so chains go in one sweep."""
     changed = False
     for instruction in reversed(computation.post_order()):
         if instruction.user_count == 0 and is_removable(instruction):
@@ -39,28 +91,50 @@ def remove_dead_instructions(computation: HloComputation) -> bool:
     return changed
 
 
-def remove_dead_computations(module: HloModule) -> bool:
-    called: set[int] = set()
+def live_computations(module: HloModule) -> list[HloComputation]:
+    """The entry and every computation an instruction of a live computation calls."""
+    live: dict[int, HloComputation] = {}
     stack = [module.entry]
     while stack:
         computation = stack.pop()
-        if id(computation) in called:
+        if id(computation) in live:
             continue
-        called.add(id(computation))
+        live[id(computation)] = computation
         for instruction in computation.instructions:
             stack.extend(instruction.called_computations())
-    dead = [c for c in module.computations if id(c) not in called]
+    return list(live.values())
+
+
+def remove_dead_computations(module: HloModule) -> bool:
+    live = {id(c) for c in live_computations(module)}
+    dead = [c for c in module.computations if id(c) not in live]
     for computation in dead:
         module.detach_computation(computation)
     return bool(dead)
 
 
 class DeadCodeElimination(HloPass):
+    """Removes unused side-effect-free instructions and computations nothing calls."""
+
     name = "dce"
 
     def run(self, module: HloModule) -> bool:
         changed = False
-        for computation in module.computations:
+        # Callers first, so that a callee's callers are gone before it is looked at.
+        for computation in reversed(module.computation_post_order()):
             changed |= remove_dead_instructions(computation)
         changed |= remove_dead_computations(module)
         return changed
+
+
+__all__ = [
+    "NONDETERMINISTIC",
+    "DeadCodeElimination",
+    "computation_has_side_effect",
+    "has_control_edges",
+    "has_side_effect",
+    "is_removable",
+    "live_computations",
+    "remove_dead_computations",
+    "remove_dead_instructions",
+]

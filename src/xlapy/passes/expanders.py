@@ -1,9 +1,32 @@
-"""Expanders: ops the CPU backend has no loop for, rewritten into ops it has.
+"""Expanders: ops a simple backend has no loop for, rewritten into ops it has.
 
-``BatchNormExpander`` turns batch-norm-inference, -training and -grad into
-reductions, broadcasts and elementwise arithmetic (which then fuse), with the
-formulas of the interpreter's kernels. They compute in the operand type, or in
-f32 for narrower floats, and round once at the end.
+Why: a backend made of elementwise, reduce, movement and dot emitters should
+not need an emitter for every composite op; these passes spell such ops in
+terms of those (which then fuse), with the same results.
+
+* :class:`BatchNormExpander` (here): batch-norm-inference, -training and -grad
+  as reductions, broadcasts and elementwise arithmetic, with the formulas of
+  XLA's ``BatchNormExpander`` (below).
+* :class:`~.expanders_async.AsyncUnwrapper`: async-start/update/done around a
+  computation, and all-reduce-, all-gather-, collective-permute- and
+  copy-start/done pairs, become the synchronous op.
+* :class:`~.expanders_async.OptimizationBarrierRemover`: opt-barrier and
+  add-dependency only constrain scheduling; their value is their operand.
+* :class:`~.expanders_linalg.DotCanonicalizer`: float dots whose operands BLAS
+  cannot take as they are get transposes that put them in [batch, free,
+  contracting] / [batch, contracting, free] form.
+* :class:`~.expanders_linalg.TopkDecomposer`: topk as a stable sort with an
+  iota of indices, then slices.
+
+Batch norm. As XLA's expander: training takes ``E[x]`` and ``E[x^2]`` in one
+pass each and ``Var[x] = E[x^2] - E[x]^2`` (the biased variance), normalizes
+as ``(x - E[x]) * rsqrt(Var[x] + eps) * scale + offset``; inference folds scale
+and shift into one multiply-add per element: ``x * s + (offset - mean * s)``
+with ``s = scale * rsqrt(var + eps)``; grad is XLA's
+``scale * rsqrt(var + eps) / N * (N * dy - sum(dy) - (x - mean) * sum(dy * (x -
+mean)) / (var + eps))``. XLA computes in the operand type; here f16, bf16 and
+8-bit floats compute in f32 and round once at the end (what XLA:CPU's float
+normalization does to those ops anyway), f32 and f64 in their own type.
 """
 
 from __future__ import annotations
@@ -17,129 +40,134 @@ from ..hlo.opcode import HloOpcode
 from ..literal import Literal
 from ..shape import Shape
 from ..types import PrimitiveType
+from .algebraic_simplifier_support import same_shape
+from .expanders_async import AsyncUnwrapper, OptimizationBarrierRemover
+from .expanders_linalg import DotCanonicalizer, TopkDecomposer
 from .pass_base import HloPass
 
 Op = HloOpcode
 
 
-class _Emitter:
-    """Adds instructions to one computation, in one compute type."""
+def scalar_add_computation(module: HloModule, et: PrimitiveType) -> HloComputation:
+    """A new ``add`` of two ``et`` scalars, added to ``module`` (a reducer)."""
+    scalar = Shape.scalar(et)
+    a = HloInstruction.create_parameter(0, scalar, name="lhs")
+    b = HloInstruction.create_parameter(1, scalar, name="rhs")
+    root = HloInstruction(Op.ADD, scalar, [a, b], name="sum")
+    return module.add_computation(HloComputation(f"add_{et.hlo_name}", [a, b, root], root=root))
 
-    def __init__(
-        self, module: HloModule, computation: HloComputation, x: HloInstruction, feature: int
-    ) -> None:
-        self.module, self.computation = module, computation
+
+class _Emitter:
+    """Adds instructions to one computation, in one compute type, for one feature axis."""
+
+    def __init__(self, module: HloModule, bn: HloInstruction) -> None:
+        x = bn.operand(0)
+        self.module, self.computation = module, bn.parent
         stored = x.shape.element_type
         self.et = stored if stored in (PrimitiveType.F32, PrimitiveType.F64) else PrimitiveType.F32
         self.dims = x.shape.dimensions
-        self.feature = feature
-        self.axes = tuple(d for d in range(len(self.dims)) if d != feature)
+        self.feature = int(bn.attribute("feature_index"))
+        self.epsilon = float(bn.attribute("epsilon"))
+        self.axes = tuple(d for d in range(len(self.dims)) if d != self.feature)
         self.count = math.prod(self.dims[d] for d in self.axes)
         self.full = Shape.array(self.et, self.dims)
-        self.vector = Shape.array(self.et, [self.dims[feature]])
+        self.vector = Shape.array(self.et, [self.dims[self.feature]])
         self._add: HloComputation | None = None
 
-    def add(self, instruction: HloInstruction) -> HloInstruction:
-        return self.computation.add_instruction(instruction)
-
     def op(
-        self, opcode: HloOpcode, shape: Shape, *operands: HloInstruction, **attributes: object
+        self, opcode: HloOpcode, *operands: HloInstruction, **attributes: object
     ) -> HloInstruction:
-        return self.add(HloInstruction(opcode, shape, list(operands), attributes=attributes))
+        """An elementwise op (or reduce) of full or per-feature shape, from its first operand."""
+        shape = self.full if operands[0].shape.rank == len(self.dims) else self.vector
+        if opcode is Op.REDUCE:
+            shape = self.vector
+        instruction = HloInstruction(opcode, shape, list(operands), attributes=attributes)
+        return self.computation.add_instruction(instruction)
 
     def wide(self, value: HloInstruction) -> HloInstruction:
         if value.shape.element_type == self.et:
             return value
-        return self.op(Op.CONVERT, value.shape.with_element_type(self.et), value)
+        shape = value.shape.with_element_type(self.et)
+        return self.computation.add_instruction(HloInstruction(Op.CONVERT, shape, [value]))
 
-    def scalar(self, value: float) -> HloInstruction:
-        return self.add(HloInstruction.create_constant(Literal.scalar(value, self.et)))
+    def narrow(self, value: HloInstruction, shape: Shape) -> HloInstruction:
+        """``value`` with exactly ``shape`` (its element type and layout)."""
+        if same_shape(value.shape, shape):
+            return value
+        opcode = Op.COPY if value.shape.element_type == shape.element_type else Op.CONVERT
+        return self.computation.add_instruction(HloInstruction(opcode, shape, [value]))
 
-    def splat(self, value: float, shape: Shape) -> HloInstruction:
-        return self.op(Op.BROADCAST, shape, self.scalar(value), dimensions=())
+    def constant(self, value: float, full: bool = False) -> HloInstruction:
+        scalar = self.computation.add_instruction(
+            HloInstruction.create_constant(Literal.scalar(value, self.et))
+        )
+        shape = self.full if full else self.vector
+        return self.computation.add_instruction(
+            HloInstruction(Op.BROADCAST, shape, [scalar], attributes={"dimensions": ()})
+        )
 
     def spread(self, vector: HloInstruction) -> HloInstruction:
         """A per-feature vector broadcast over the operand's shape."""
-        return self.op(Op.BROADCAST, self.full, vector, dimensions=(self.feature,))
+        return self.computation.add_instruction(
+            HloInstruction(
+                Op.BROADCAST, self.full, [vector], attributes={"dimensions": (self.feature,)}
+            )
+        )
 
     def total(self, value: HloInstruction) -> HloInstruction:
+        """The sum over every axis but the feature one."""
         if self._add is None:
-            t = self.et.hlo_name
-            a = HloInstruction.create_parameter(0, Shape.array(self.et, []), name="a")
-            b = HloInstruction.create_parameter(1, Shape.array(self.et, []), name="b")
-            root = HloInstruction(Op.ADD, Shape.array(self.et, []), [a, b], name="sum")
-            self._add = HloComputation(f"batch_norm_add_{t}", [a, b, root], root=root)
-            self.module.add_computation(self._add)
-        return self.op(
-            Op.REDUCE,
-            self.vector,
-            value,
-            self.scalar(0.0),
-            dimensions=self.axes,
-            to_apply=self._add,
+            self._add = scalar_add_computation(self.module, self.et)
+        zero = self.computation.add_instruction(
+            HloInstruction.create_constant(Literal.scalar(0, self.et))
         )
+        return self.op(Op.REDUCE, value, zero, dimensions=self.axes, to_apply=self._add)
 
-    def mean(self, value: HloInstruction) -> HloInstruction:
-        return self.op(
-            Op.DIVIDE, self.vector, self.total(value), self.splat(float(self.count), self.vector)
-        )
-
-    def narrow(self, value: HloInstruction, shape: Shape) -> HloInstruction:
-        if value.shape.element_type == shape.element_type:
-            return value
-        return self.op(Op.CONVERT, value.shape.with_element_type(shape.element_type), value)
+    def rsqrt_var_eps(self, var: HloInstruction) -> tuple[HloInstruction, HloInstruction]:
+        """(var + epsilon, rsqrt(var + epsilon)) per feature."""
+        var_eps = self.op(Op.ADD, var, self.constant(self.epsilon))
+        return var_eps, self.op(Op.RSQRT, var_eps)
 
 
-def _inverse_std(e: _Emitter, var: HloInstruction, epsilon: float) -> HloInstruction:
-    return e.op(Op.RSQRT, e.vector, e.op(Op.ADD, e.vector, var, e.splat(epsilon, e.vector)))
-
-
-def _normalize(e: _Emitter, x, mean, var, scale, offset, epsilon) -> HloInstruction:  # noqa: ANN001
-    centered = e.op(Op.SUBTRACT, e.full, x, e.spread(mean))
-    factor = e.op(Op.MULTIPLY, e.vector, scale, _inverse_std(e, var, epsilon))
-    return e.op(
-        Op.ADD, e.full, e.op(Op.MULTIPLY, e.full, centered, e.spread(factor)), e.spread(offset)
-    )
-
-
-def _expand_inference(module: HloModule, bn: HloInstruction) -> HloInstruction:
-    e = _Emitter(module, bn.parent, bn.operand(0), int(bn.attribute("feature_index")))
+def _expand_inference(e: _Emitter, bn: HloInstruction) -> HloInstruction:
     x, scale, offset, mean, var = (e.wide(o) for o in bn.operands)
-    y = _normalize(e, x, mean, var, scale, offset, float(bn.attribute("epsilon")))
+    _, rsqrt = e.rsqrt_var_eps(var)
+    true_scale = e.op(Op.MULTIPLY, scale, rsqrt)
+    true_shift = e.op(Op.SUBTRACT, offset, e.op(Op.MULTIPLY, mean, true_scale))
+    y = e.op(Op.ADD, e.op(Op.MULTIPLY, x, e.spread(true_scale)), e.spread(true_shift))
     return e.narrow(y, bn.shape)
 
 
-def _expand_training(module: HloModule, bn: HloInstruction) -> HloInstruction:
-    e = _Emitter(module, bn.parent, bn.operand(0), int(bn.attribute("feature_index")))
+def _expand_training(e: _Emitter, bn: HloInstruction) -> HloInstruction:
     x, scale, offset = (e.wide(o) for o in bn.operands)
-    mean = e.mean(x)
-    centered = e.op(Op.SUBTRACT, e.full, x, e.spread(mean))
-    var = e.mean(e.op(Op.MULTIPLY, e.full, centered, centered))
-    y = _normalize(e, x, mean, var, scale, offset, float(bn.attribute("epsilon")))
+    count = e.constant(float(e.count))
+    mean = e.op(Op.DIVIDE, e.total(x), count)
+    square_mean = e.op(Op.DIVIDE, e.total(e.op(Op.MULTIPLY, x, x)), count)
+    var = e.op(Op.SUBTRACT, square_mean, e.op(Op.MULTIPLY, mean, mean))
+    _, rsqrt = e.rsqrt_var_eps(var)
+    normalized = e.op(Op.MULTIPLY, e.op(Op.SUBTRACT, x, e.spread(mean)), e.spread(rsqrt))
+    y = e.op(Op.ADD, e.op(Op.MULTIPLY, normalized, e.spread(scale)), e.spread(offset))
     shapes = bn.shape.tuple_shapes
     parts = [e.narrow(v, s) for v, s in zip((y, mean, var), shapes, strict=True)]
-    return e.op(Op.TUPLE, bn.shape, *parts)
+    return e.computation.add_instruction(HloInstruction(Op.TUPLE, bn.shape, parts))
 
 
-def _expand_grad(module: HloModule, bn: HloInstruction) -> HloInstruction:
-    e = _Emitter(module, bn.parent, bn.operand(0), int(bn.attribute("feature_index")))
+def _expand_grad(e: _Emitter, bn: HloInstruction) -> HloInstruction:
     x, scale, mean, var, dy = (e.wide(o) for o in bn.operands)
-    epsilon = float(bn.attribute("epsilon"))
-    inv_std = _inverse_std(e, var, epsilon)
-    centered = e.op(Op.SUBTRACT, e.full, x, e.spread(mean))
+    var_eps, rsqrt = e.rsqrt_var_eps(var)
+    centered = e.op(Op.SUBTRACT, x, e.spread(mean))
+    sum_dy_centered = e.total(e.op(Op.MULTIPLY, dy, centered))
     d_offset = e.total(dy)
-    d_centered = e.total(e.op(Op.MULTIPLY, e.full, dy, centered))
-    d_scale = e.op(Op.MULTIPLY, e.vector, d_centered, inv_std)
-    count = e.splat(float(e.count), e.vector)
-    mean_dy = e.op(Op.DIVIDE, e.vector, d_offset, count)
-    var_eps = e.op(Op.ADD, e.vector, var, e.splat(epsilon, e.vector))
-    slope = e.op(Op.DIVIDE, e.vector, d_centered, e.op(Op.MULTIPLY, e.vector, count, var_eps))
-    inner = e.op(Op.SUBTRACT, e.full, dy, e.spread(mean_dy))
-    inner = e.op(Op.SUBTRACT, e.full, inner, e.op(Op.MULTIPLY, e.full, centered, e.spread(slope)))
-    dx = e.op(Op.MULTIPLY, e.full, e.spread(e.op(Op.MULTIPLY, e.vector, scale, inv_std)), inner)
+    d_scale = e.op(Op.MULTIPLY, sum_dy_centered, rsqrt)
+    i4 = e.op(Op.MULTIPLY, e.spread(sum_dy_centered), centered)
+    i5 = e.op(Op.DIVIDE, i4, e.spread(var_eps))
+    i1 = e.op(Op.MULTIPLY, dy, e.constant(float(e.count), full=True))
+    i6 = e.op(Op.SUBTRACT, e.op(Op.SUBTRACT, i1, e.spread(d_offset)), i5)
+    factor = e.op(Op.DIVIDE, e.op(Op.MULTIPLY, scale, rsqrt), e.constant(float(e.count)))
+    dx = e.op(Op.MULTIPLY, e.spread(factor), i6)
     shapes = bn.shape.tuple_shapes
     parts = [e.narrow(v, s) for v, s in zip((dx, d_scale, d_offset), shapes, strict=True)]
-    return e.op(Op.TUPLE, bn.shape, *parts)
+    return e.computation.add_instruction(HloInstruction(Op.TUPLE, bn.shape, parts))
 
 
 _EXPANSIONS = {
@@ -149,21 +177,39 @@ _EXPANSIONS = {
 }
 
 
+def _expandable(instruction: HloInstruction) -> bool:
+    if instruction.opcode not in _EXPANSIONS or not instruction.operand(0).shape.is_static:
+        return False
+    return all(
+        o.shape.element_type.is_float and o.shape.element_type.bit_width >= 8
+        for o in instruction.operands
+    )
+
+
 class BatchNormExpander(HloPass):
+    """Batch norm as reductions and elementwise ops (XLA's formulas, see the module docstring)."""
+
     name = "batch-norm-expander"
 
     def run(self, module: HloModule) -> bool:
         changed = False
         for computation in list(module.computations):
             for instruction in list(computation.instructions):
-                expand = _EXPANSIONS.get(instruction.opcode)
-                if expand is None or instruction.parent is not computation:
+                if instruction.parent is not computation or not _expandable(instruction):
                     continue
-                types = {o.shape.element_type for o in instruction.operands}
-                if not all(t.is_float and t.bit_width >= 16 for t in types):
-                    continue
-                replacement = expand(module, instruction)
+                emitter = _Emitter(module, instruction)
+                replacement = _EXPANSIONS[instruction.opcode](emitter, instruction)
                 computation.replace_instruction(instruction, replacement)
                 computation.sort_topologically()
                 changed = True
         return changed
+
+
+__all__ = [
+    "AsyncUnwrapper",
+    "BatchNormExpander",
+    "DotCanonicalizer",
+    "OptimizationBarrierRemover",
+    "TopkDecomposer",
+    "scalar_add_computation",
+]

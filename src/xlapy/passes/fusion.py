@@ -38,16 +38,20 @@ from .fusion_policy import (
     MOVEMENT,
     CanEmit,
     default_can_emit,
+    forget_reuse,
     is_expensive,
     reuses_elements,
 )
-from .fusion_support import create_fusion, fuse_producer
+from .fusion_support import create_fusion, finish_fusions, fuse_producer
 from .pass_base import HloPass
 
 Op = HloOpcode
 
 # Control flow whose called computations run as code of their own (and get fused).
 _CONTROL_FLOW = frozenset({Op.WHILE, Op.CONDITIONAL, Op.CALL})
+# Never fused into a consumer: values from outside, tuples, and reduces (only ever a
+# fusion's root; nothing fuses through them into their users).
+_NEVER_PRODUCERS = frozenset({Op.PARAMETER, Op.GET_TUPLE_ELEMENT, Op.TUPLE, Op.REDUCE})
 # Fusion kinds the loop emitter extends with more producers.
 _EXTENSIBLE_KINDS = frozenset({"kLoop", "kInput"})
 
@@ -76,11 +80,15 @@ class InstructionFusion(HloPass):
 
     def __init__(self, can_emit: CanEmit = default_can_emit) -> None:
         self.can_emit = can_emit
+        self._fusible: dict[HloInstruction, bool] = {}
 
     def run(self, module: HloModule) -> bool:
+        forget_reuse()  # other passes may have edited fused computations since
+        self._fusible = {}  # per producer, for this run
         changed = False
         for computation in fusible_computations(module):
             changed |= self._fuse_computation(computation)
+        self._fusible = {}
         return changed
 
     def _fuse_computation(self, computation: HloComputation) -> bool:
@@ -89,11 +97,13 @@ class InstructionFusion(HloPass):
             if consumer.parent is computation:  # else fused away earlier in this walk
                 changed |= self._fuse_into(consumer)
         if changed:
-            computation.sort_topologically()
+            finish_fusions(computation)
         return changed
 
     def _fuse_into(self, consumer: HloInstruction) -> bool:
         """Pull fusible producers into ``consumer`` until none is left."""
+        if consumer.user_count == 0 and not consumer.is_root:
+            return False  # dead: a fusion of it would outlive DCE (fusions may have effects)
         kind = self.consumer_kind(consumer)
         if kind is None:
             return False
@@ -124,7 +134,10 @@ class InstructionFusion(HloPass):
 
     def should_fuse(self, consumer: HloInstruction, producer: HloInstruction) -> bool:
         """Whether ``producer`` may be computed inside ``consumer`` (see the module docstring)."""
-        if not self._fusible_producer(producer):
+        fusible = self._fusible.get(producer)
+        if fusible is None:
+            fusible = self._fusible[producer] = self._fusible_producer(producer)
+        if not fusible:
             return False
         expensive = is_expensive(producer)
         uses = producer.user_count + (1 if producer.is_root else 0)
@@ -137,7 +150,10 @@ class InstructionFusion(HloPass):
         return True
 
     def _fusible_producer(self, producer: HloInstruction) -> bool:
+        """Whether ``producer`` may be in a fusion at all (its uses aside)."""
         op = producer.opcode
+        if op in _NEVER_PRODUCERS:
+            return False
         if producer.control_predecessors or producer.control_successors:
             return False
         if op is Op.FUSION:
@@ -146,8 +162,6 @@ class InstructionFusion(HloPass):
                 producer.fusion_kind == "kLoop"
                 and producer.fused_computation.root.opcode is not Op.TUPLE
             )
-        if op is Op.REDUCE:
-            return False
         if op is Op.CONSTANT and not producer.shape.is_scalar:
             return False  # one copy in memory, read through a parameter
         return self.can_emit(producer)

@@ -17,7 +17,8 @@ Three questions, kept apart so that each has one answer:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Container
 
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
@@ -237,29 +238,79 @@ def _same_index(user: HloInstruction, value: HloInstruction) -> bool:
     return op.is_elementwise and user.shape.dimensions == value.shape.dimensions
 
 
+def users_first(
+    value: HloInstruction, known: Container[HloInstruction] = ()
+) -> list[HloInstruction]:
+    """``value`` and everything computed from it, each after all of its users, not
+    descending into ``known`` ones (iterative: fused chains can be longer than Python's
+    recursion limit)."""
+    order: list[HloInstruction] = []
+    seen = {id(value)}
+    stack = [(value, iter(value.users))]
+    while stack:
+        node, pending = stack[-1]
+        for user in pending:
+            if id(user) not in seen and user not in known:
+                seen.add(id(user))
+                stack.append((user, iter(user.users)))
+                break
+        else:
+            stack.pop()
+            order.append(node)
+    return order
+
+
+# Per fused computation, ``value_reused`` of its non-parameter instructions. Fusing
+# only adds producers above parameters, which leaves these answers valid; the edits
+# that give an existing instruction new users call ``forget_reuse``.
+_reused: weakref.WeakKeyDictionary[HloComputation, dict[HloInstruction, bool]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def forget_reuse(
+    fused: HloComputation | None = None, gained_users: HloInstruction | None = None
+) -> None:
+    """Drop cached ``value_reused`` answers: of every computation (no ``fused``), of all of
+    ``fused``, or only those that depend on ``gained_users``'s users (its own and its
+    operands', transitively) when that instruction is the one that gained users."""
+    if fused is None:
+        _reused.clear()
+        return
+    known = _reused.get(fused)
+    if not known:
+        return
+    if gained_users is None:
+        del _reused[fused]
+        return
+    stack = [gained_users]
+    while stack:
+        node = stack.pop()
+        if known.pop(node, None) is not None:
+            stack.extend(node.operands)
+        elif node is gained_users:
+            stack.extend(node.operands)
+
+
 def value_reused(value: HloInstruction) -> bool:
     """Whether a value inside a fused computation is computed more than once per element
     of it: read through a broadcast, or at different indices by different users."""
-    memo: dict[int, bool] = {}
-
-    def reused(v: HloInstruction) -> bool:
-        key = id(v)
-        if key not in memo:
-            memo[key] = False  # acyclic; the placeholder is never read back
-            users = v.users
-            if len(users) > 1 and not all(_same_index(u, v) for u in users):
-                memo[key] = True
-            else:
-                memo[key] = any(
-                    reused(u)
-                    or any(
-                        reuses_elements(u, k) for k, o in enumerate(u.operands) if o is v
-                    )
-                    for u in users
-                )
-        return memo[key]
-
-    return reused(value)
+    known = _reused.setdefault(value.parent, {}) if value.parent is not None else {}
+    flags: dict[HloInstruction, bool] = {}
+    for v in users_first(value, known):
+        users = v.users
+        if len(users) > 1 and not all(_same_index(u, v) for u in users):
+            flag = True
+        else:
+            flag = any(
+                flags.get(u, known.get(u, False))
+                or any(reuses_elements(u, k) for k, o in enumerate(u.operands) if o is v)
+                for u in users
+            )
+        flags[v] = flag
+        if v.opcode is not Op.PARAMETER:
+            known[v] = flag
+    return flags[value]
 
 
 __all__ = [
@@ -267,7 +318,9 @@ __all__ = [
     "MOVEMENT",
     "CanEmit",
     "default_can_emit",
+    "forget_reuse",
     "is_expensive",
     "reuses_elements",
+    "users_first",
     "value_reused",
 ]

@@ -12,6 +12,7 @@ space, so two kernels over the same space can become one.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..hlo.instruction import HloInstruction
@@ -72,7 +73,7 @@ def reduce_space(instruction: HloInstruction, can_emit: CanEmit) -> ReduceSpace 
             return None
         after_reduce.add(id(value))
     for output in _outputs(instruction):
-        shape = output.shape.dimensions
+        shape = tuple(output.shape.dimensions)
         if not (
             output.opcode is Op.REDUCE
             or id(output) in after_reduce
@@ -100,18 +101,13 @@ def _elementwise_at(value: HloInstruction, dims: tuple[int, ...]) -> bool:
 def read_at_input_index(value: HloInstruction) -> bool:
     """Whether a fused ``value`` is read only where the reduce loop visits it: as a
     reduce input, as an output, or by elementwise ops of its shape read the same way."""
-    for user in value.users:
-        op = user.opcode
-        if op is Op.TUPLE:
-            continue
-        if op is Op.REDUCE:
+    dims = tuple(value.shape.dimensions)
+    for user, read in _readers(value):
+        if user.opcode is Op.REDUCE:
             inputs = user.operand_count // 2
-            if any(o is value for o in user.operands[inputs:]):
-                return False
-            continue
-        if not _elementwise_at(user, tuple(value.shape.dimensions)):
-            return False
-        if not read_at_input_index(user):
+            if any(o is read for o in user.operands[inputs:]):
+                return False  # an init value: read once per output element
+        elif not _elementwise_at(user, dims):
             return False
     return True
 
@@ -119,12 +115,23 @@ def read_at_input_index(value: HloInstruction) -> bool:
 def read_in_epilogue_only(value: HloInstruction, kept_dims: tuple[int, ...]) -> bool:
     """Whether a fused ``value`` is read only by epilogue code: elementwise over the kept
     dimensions and never on the way into a reduce."""
-    for user in value.users:
-        if user.opcode is Op.TUPLE:
-            continue
-        if not _elementwise_at(user, kept_dims) or not read_in_epilogue_only(user, kept_dims):
-            return False
-    return True
+    return all(_elementwise_at(user, kept_dims) for user, _ in _readers(value))
+
+
+def _readers(value: HloInstruction) -> Iterator[tuple[HloInstruction, HloInstruction]]:
+    """``(reader, value it reads)`` for the readers of ``value`` and, through elementwise
+    readers, of what they compute (not the fusion's output tuple)."""
+    seen = {id(value)}
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        for user in node.users:
+            if user.opcode is Op.TUPLE:
+                continue
+            yield user, node
+            if user.opcode.is_elementwise and id(user) not in seen:
+                seen.add(id(user))
+                stack.append(user)
 
 
 def elementwise_at_output(fusion: HloInstruction) -> bool:

@@ -4,8 +4,9 @@ A fusion instruction calls a fused computation whose parameters stand for
 the fusion's operands, one parameter per distinct operand, numbered in
 operand order. Every edit here ends in ``_tidy``, which restores those
 invariants (drops parameters nothing reads, merges parameters of the same
-operand, renumbers, removes dead fused code, sorts) and recomputes the
-fusion's shape and kind, so the passes never renumber anything by hand.
+operand, renumbers) and recomputes the fusion's shape and kind, so the passes
+never renumber anything by hand; ``finish_fusions`` tidies up for reading once
+a pass is done (dead code, order, parameter names).
 
 Pulling a producer in clones it (or, for a producer that is itself a fusion,
 its whole fused computation) into the fused computation in place of the
@@ -20,14 +21,28 @@ others read it.
 
 from __future__ import annotations
 
+import weakref
+
 from ..errors import InternalError
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.opcode import HloOpcode
 from ..shape import Shape
 from ..xla_data import FusionKind
+from .dce import is_removable
+from .fusion_policy import forget_reuse
 
 Op = HloOpcode
+
+# Per fused computation, the outside instructions it already computes and their
+# fused copies: a producer read again (through a later-fused user) is not cloned
+# twice. Weak keys, so a removed computation takes its entry with it.
+_computed_in: weakref.WeakKeyDictionary[HloComputation, dict[HloInstruction, HloInstruction]] = (
+    weakref.WeakKeyDictionary()
+)
+_parameters_of: weakref.WeakKeyDictionary[HloComputation, list[HloInstruction]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def create_fusion(instruction: HloInstruction, kind: FusionKind) -> HloInstruction:
@@ -45,12 +60,8 @@ def create_fusion(instruction: HloInstruction, kind: FusionKind) -> HloInstructi
             )
             operands.append(operand)
     clone = instruction.clone([parameters[id(o)] for o in instruction.operands])
-    fused = HloComputation(
-        module.unique_computation_name("fused_computation"),
-        [*parameters.values(), clone],
-        root=clone,
-    )
-    module.add_computation(fused)
+    fused = HloComputation("fused_computation", [*parameters.values(), clone], root=clone)
+    module.add_computation(fused)  # claims a unique name: fused_computation.1, ...
     fusion = HloInstruction(
         Op.FUSION,
         instruction.shape,
@@ -74,9 +85,9 @@ def fusion_outputs(fusion: HloInstruction) -> list[HloInstruction]:
 
 def parameter_of(fusion: HloInstruction, operand: HloInstruction) -> HloInstruction:
     """The fused parameter that stands for ``operand``."""
-    for parameter in fusion.fused_computation.parameters:
-        if fusion.operand(parameter.parameter_number) is operand:
-            return parameter
+    for number, outer in enumerate(fusion.operands):
+        if outer is operand:
+            return _parameters(fusion)[number]
     raise InternalError(f"{operand.name} is not an operand of {fusion.name}")
 
 
@@ -90,15 +101,56 @@ def fuse_producer(
     read it from the fusion instead, so it is always removed.
     """
     parameter = parameter_of(fusion, producer)
-    value = _clone_into(fusion, producer)
+    fused = fusion.fused_computation
+    known = _computed_in.setdefault(fused, {})
+    value = known.get(producer)
+    if value is None or value.parent is not fused:
+        value = _clone_into(fusion, producer)
+        known[producer] = value
+    if value.user_count or value is fused.root:
+        forget_reuse(fused, value)  # an existing value gains users
     parameter.replace_all_uses_with(value)
     if keep_output:
         index = add_outputs(fusion, [value])
         _redirect_to_output(producer, fusion, index)
-    _tidy(fusion)
-    if producer.user_count == 0 and not producer.is_root:
-        remove_instruction(producer)
+    _tidy(fusion, _contains_reduce(producer))
+    _remove_if_dead(producer)
     return value
+
+
+def finish_fusion(fusion: HloInstruction) -> None:
+    """Once a pass is done with ``fusion``: drop dead fused code, order the fused
+    computation for reading, and name the parameters this module made after their
+    numbers again (``param_2``).
+
+    Kept out of the per-edit ``_tidy`` because each of these walks the whole fused
+    computation, which made fusing long chains quadratic.
+    """
+    fused = fusion.fused_computation
+    for instruction in reversed(fused.post_order()):
+        if (
+            instruction.user_count == 0
+            and instruction is not fused.root
+            and instruction.opcode is not Op.PARAMETER
+        ):
+            fused.remove_instruction(instruction)
+    for parameter in fused.parameters:
+        name = f"param_{parameter.parameter_number}"
+        base = parameter.name.split(".")[0]
+        if base.startswith("param_") and base != name:  # ours, renumbered since
+            _rename_parameter(parameter, name)
+    fused.sort_topologically()
+    _computed_in.pop(fused, None)
+    _parameters_of.pop(fused, None)
+    forget_reuse(fused)
+
+
+def finish_fusions(computation: HloComputation) -> None:
+    """``finish_fusion`` for every fusion of ``computation``, which is sorted too."""
+    for instruction in computation.instructions:
+        if instruction.opcode is Op.FUSION and instruction.fusion_kind in ("kLoop", "kInput"):
+            finish_fusion(instruction)
+    computation.sort_topologically()
 
 
 def merge_fusions(into: HloInstruction, other: HloInstruction) -> None:
@@ -112,7 +164,7 @@ def merge_fusions(into: HloInstruction, other: HloInstruction) -> None:
             user.set_attribute("index", first + index)
     else:
         _redirect_to_output(other, into, first)
-    _tidy(into)
+    _tidy(into, _contains_reduce(other))
     remove_instruction(other)
 
 
@@ -123,6 +175,7 @@ def add_outputs(fusion: HloInstruction, values: list[HloInstruction]) -> int:
     read element 0 through a new get-tuple-element.
     """
     fused = fusion.fused_computation
+    forget_reuse(fused)
     was_multi = is_multi_output(fusion)
     outputs = fusion_outputs(fusion)
     old_root = fused.root
@@ -163,6 +216,30 @@ def remove_instruction(instruction: HloInstruction) -> None:
         computation.parent.remove_computation(called)
 
 
+def _remove_if_dead(instruction: HloInstruction) -> None:
+    """Remove ``instruction`` if nothing reads it, then its operands that this leaves
+    unread (a duplicated producer whose last outside user was just fused is dead)."""
+    stack = [instruction]
+    while stack:
+        node = stack.pop()
+        if node.parent is None or node.user_count or not _removable(node):
+            continue
+        operands = list(node.iter_operands_unique())
+        remove_instruction(node)
+        stack.extend(operands)
+
+
+def _removable(instruction: HloInstruction) -> bool:
+    if instruction.opcode is Op.FUSION and instruction.fusion_kind in ("kLoop", "kInput"):
+        # Loop and input fusions hold fusible (pure) code only.
+        return not (
+            instruction.is_root
+            or instruction.control_predecessors
+            or instruction.control_successors
+        )
+    return is_removable(instruction)
+
+
 def reachable(source: HloInstruction, target: HloInstruction) -> bool:
     """Whether a path of uses (or control edges) leads from ``source`` to ``target``."""
     seen = {id(source)}
@@ -199,14 +276,31 @@ def clone_body(
 
 def _parameter_for(fusion: HloInstruction, outer: HloInstruction) -> HloInstruction:
     """The parameter reading ``outer``, made (with a new operand) if there is none yet."""
-    for parameter in fusion.fused_computation.parameters:
-        if fusion.operand(parameter.parameter_number) is outer:
-            return parameter
+    parameters = _parameters(fusion)
+    for number, operand in enumerate(fusion.operands):
+        if operand is outer:
+            return parameters[number]
     number = fusion.operand_count
     parameter = HloInstruction.create_parameter(number, outer.shape, name=f"param_{number}")
     fusion.fused_computation.add_instruction(parameter)
     fusion.append_operand(outer)
+    parameters.append(parameter)
     return parameter
+
+
+def _parameters(fusion: HloInstruction) -> list[HloInstruction]:
+    """The fused parameters by number, cached: ``HloComputation.parameters`` scans every
+    instruction, which made each fusion step cost the size of the fusion."""
+    fused = fusion.fused_computation
+    cached = _parameters_of.get(fused)
+    if (
+        cached is None
+        or len(cached) != fusion.operand_count
+        or any(p.parent is not fused or p.parameter_number != k for k, p in enumerate(cached))
+    ):
+        cached = list(fused.parameters)
+        _parameters_of[fused] = cached
+    return cached
 
 
 def _clone_into(fusion: HloInstruction, producer: HloInstruction) -> HloInstruction:
@@ -220,6 +314,7 @@ def _clone_into(fusion: HloInstruction, producer: HloInstruction) -> HloInstruct
 
 def _inline_outputs(fusion: HloInstruction, other: HloInstruction) -> list[HloInstruction]:
     """Clone ``other``'s fused computation into ``fusion``'s; returns its outputs there."""
+    forget_reuse(fusion.fused_computation)
     mapping: dict[int, HloInstruction] = {}
     inner = other.fused_computation
     for parameter in inner.parameters:
@@ -285,19 +380,22 @@ def _rename_parameter(parameter: HloInstruction, name: str) -> None:
     fused = parameter.parent
     fresh = HloInstruction.create_parameter(parameter.parameter_number, parameter.shape, name=name)
     fused.add_instruction(fresh)
-    was_root = parameter is fused.root
-    parameter.replace_all_uses_with(fresh)
-    if was_root:
-        fused.root = fresh
+    parameter.replace_all_uses_with(fresh)  # the root slot too
     fused.remove_instruction(parameter)
 
 
-def _tidy(fusion: HloInstruction) -> None:
+def _contains_reduce(instruction: HloInstruction) -> bool:
+    if instruction.opcode is Op.FUSION:
+        return any(i.opcode is Op.REDUCE for i in instruction.fused_computation.instructions)
+    return instruction.opcode is Op.REDUCE
+
+
+def _tidy(fusion: HloInstruction, reduce_added: bool) -> None:
     """Restore the invariants of the module docstring after an edit."""
     fused = fusion.fused_computation
     kept: list[tuple[HloInstruction, HloInstruction]] = []
     by_operand: dict[int, HloInstruction] = {}
-    for parameter in fused.parameters:
+    for parameter in list(_parameters(fusion)):
         outer = fusion.operand(parameter.parameter_number)
         if parameter.user_count == 0 and parameter is not fused.root:
             fused.remove_instruction(parameter)
@@ -309,28 +407,19 @@ def _tidy(fusion: HloInstruction) -> None:
             kept.append((parameter, outer))
     for number, (parameter, _) in enumerate(kept):
         parameter.parameter_number = number
-        if parameter.name.split(".")[0] != f"param_{number}":
-            _rename_parameter(parameter, f"param_{number}")
     fusion.replace_operands([outer for _, outer in kept])
-    for instruction in reversed(fused.post_order()):
-        if (
-            instruction.user_count == 0
-            and instruction is not fused.root
-            and instruction.opcode is not Op.PARAMETER
-        ):
-            fused.remove_instruction(instruction)
-    fused.sort_topologically()
+    _parameters_of[fused] = [parameter for parameter, _ in kept]
     fusion.shape = fused.root.shape
-    kind = fusion.fusion_kind
-    has_reduce = any(i.opcode is Op.REDUCE for i in fused.instructions)
-    if kind in (None, "kLoop", "kInput"):
-        fusion.set_attribute("kind", FusionKind.kInput if has_reduce else FusionKind.kLoop)
+    if reduce_added and fusion.fusion_kind in (None, "kLoop"):
+        fusion.set_attribute("kind", FusionKind.kInput)  # a reduce inside: an input fusion
 
 
 __all__ = [
     "add_outputs",
     "clone_body",
     "create_fusion",
+    "finish_fusion",
+    "finish_fusions",
     "fuse_producer",
     "fusion_outputs",
     "get_tuple_element",

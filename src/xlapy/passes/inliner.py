@@ -1,97 +1,222 @@
-"""Inlining: a ``call`` becomes the instructions of the computation it calls.
+"""Inlining: ``call`` and elementwise ``map`` become the instructions they stand for.
 
-Fusion and every other pass then see across the former call boundary. Each
-call site gets its own copy, so callees shared between call sites stay
-correct; the callee itself is removed by dead code elimination once unused.
+Why: a call boundary hides its body from every other pass (a constant passed
+in cannot be folded inside, a value computed twice across it cannot be CSE'd,
+fusion cannot cross it), and a backend made of loop emitters has no loop for
+``map`` at all, while it has one for every elementwise op.
+
+``CallInliner`` copies the called computation into the caller at each call
+site (so callees shared by several calls stay correct; the callee goes once
+dead code elimination sees it unused). Control edges of the call carry over:
+its predecessors precede every inlined instruction, its successors follow them.
+Fusions inside the callee get their own copy of the fused computation. Calls
+to another execution thread are left alone.
+
+``MapInliner`` rewrites ``map(xs..., to_apply=f)`` when ``f`` is a scalar
+elementwise computation (parameters, scalar constants and elementwise ops, no
+nested map): each op of ``f`` is applied to whole arrays, constants broadcast
+to the map's shape. :func:`apply_elementwise` is the shared piece (the
+algebraic simplifier applies a reducer the same way).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
-from .fusion_support import clone_body
+from ..shape import Shape
+from .algebraic_simplifier_support import same_shape
+from .dce import has_control_edges
 from .pass_base import HloPass
 
 Op = HloOpcode
 
 
-def inline_call(call: HloInstruction) -> HloInstruction:
-    """Replace ``call`` by a copy of its callee's body; returns the copy of the root."""
+# -- copying computations -------------------------------------------------------------------
+
+
+def clone_computation(module: HloModule, computation: HloComputation) -> HloComputation:
+    """A copy of ``computation`` added to ``module`` (fusions inside get copies too)."""
+    copy = HloComputation(computation.name)
+    copy.execution_thread = computation.execution_thread
+    parameters = [copy.add_instruction(p.clone([])) for p in computation.parameters]
+    root, _ = clone_body(computation, copy, parameters)
+    copy.root = root
+    module.add_computation(copy)
+    return copy
+
+
+def clone_body(
+    source: HloComputation, into: HloComputation, arguments: Sequence[HloInstruction]
+) -> tuple[HloInstruction, list[HloInstruction]]:
+    """Copy ``source``'s instructions into ``into``, parameter ``k`` standing for
+    ``arguments[k]``; returns (the copy of the root, the new instructions)."""
+    mapping: dict[int, HloInstruction] = {}
+    created: list[HloInstruction] = []
+    module = into.parent if into.parent is not None else source.parent
+    for instruction in source.post_order():
+        if instruction.opcode is Op.PARAMETER:
+            mapping[id(instruction)] = arguments[instruction.parameter_number]
+            continue
+        clone = instruction.clone([mapping[id(o)] for o in instruction.operands])
+        fused = instruction.fused_computation
+        if fused is not None and module is not None:
+            clone.set_attribute("calls", clone_computation(module, fused))
+        mapping[id(instruction)] = into.add_instruction(clone)
+        created.append(clone)
+    for instruction in source.instructions:
+        if instruction.opcode is Op.PARAMETER:
+            continue
+        for predecessor in instruction.control_predecessors:
+            if predecessor.opcode is not Op.PARAMETER:
+                mapping[id(instruction)].add_control_predecessor(mapping[id(predecessor)])
+    return mapping[id(source.root)], created
+
+
+def _with_shape(caller: HloComputation, value: HloInstruction, shape: Shape) -> HloInstruction:
+    """``value``, or a copy of it with exactly ``shape`` when the layouts differ."""
+    if same_shape(value.shape, shape):
+        return value
+    return caller.add_instruction(HloInstruction(Op.COPY, shape, [value]))
+
+
+# -- calls ----------------------------------------------------------------------------------
+
+
+def inline_call(call: HloInstruction) -> HloInstruction | None:
+    """Replace ``call`` by a copy of its callee's body; returns what stands for its value
+    (None, and nothing changed, for a call with control edges whose callee computes
+    nothing to hang them on)."""
     caller: HloComputation = call.parent
     callee: HloComputation = call.to_apply
-    result = clone_body(callee, caller, list(call.operands))
-    call.replace_all_uses_with(result)
-    if caller.root is call:
-        caller.root = result
+    if has_control_edges(call) and callee.root.opcode is Op.PARAMETER:
+        return None
+    root, created = clone_body(callee, caller, list(call.operands))
+    result = _with_shape(caller, root, call.shape)
+    if result is not root:
+        created.append(result)
     for predecessor in call.control_predecessors:
-        call.remove_control_predecessor(predecessor)
+        for instruction in created:
+            instruction.add_control_predecessor(predecessor)
+    for successor in call.control_successors:
+        for instruction in created:
+            successor.add_control_predecessor(instruction)
+    call.replace_all_uses_with(result)
     caller.remove_instruction(call)
     caller.sort_topologically()
     return result
 
 
-def _has_side_effects(computation: HloComputation) -> bool:
-    return any(i.opcode.may_have_side_effect for i in computation.instructions)
+def _inlinable_call(instruction: HloInstruction) -> bool:
+    callee = instruction.to_apply
+    return (
+        instruction.opcode is Op.CALL
+        and callee is not None
+        and callee.execution_thread in (None, "main")
+    )
 
 
 class CallInliner(HloPass):
+    """Inlines every ``call`` into its caller."""
+
     name = "call-inliner"
 
     def run(self, module: HloModule) -> bool:
         changed = False
-        for computation in list(module.computations):
-            for instruction in list(computation.instructions):
-                if (
-                    instruction.opcode is Op.CALL
-                    and instruction.parent is computation
-                    and not instruction.control_successors
-                    and not _has_side_effects(instruction.to_apply)
-                ):
-                    inline_call(instruction)
-                    changed = True
+        # Callers first: a call inlined into a caller is inlined again there if it calls.
+        for computation in reversed(module.computation_post_order()):
+            pending = [i for i in computation.instructions if _inlinable_call(i)]
+            while pending:
+                call = pending.pop()
+                if call.parent is not computation:
+                    continue
+                before = set(map(id, computation.instructions))
+                if inline_call(call) is None:
+                    continue
+                changed = True
+                pending.extend(
+                    i
+                    for i in computation.instructions
+                    if id(i) not in before and _inlinable_call(i)
+                )
         return changed
 
 
-def _elementwise_scalar_body(computation: HloComputation) -> bool:
-    return all(
-        i.shape.is_scalar and (i.opcode.is_elementwise or i.opcode in (Op.PARAMETER, Op.CONSTANT))
-        for i in computation.instructions
-    )
+# -- maps -----------------------------------------------------------------------------------
 
 
-def inline_map(instruction: HloInstruction) -> HloInstruction:
-    """``map(xs..., to_apply=f)`` with ``f`` a scalar elementwise computation becomes
-    ``f``'s ops applied to the whole arrays (constants broadcast to the map's shape)."""
-    caller: HloComputation = instruction.parent
-    shape = instruction.shape
+def is_elementwise_scalar_computation(computation: HloComputation) -> bool:
+    """Parameters, scalar constants and elementwise ops on scalars (no nested map)."""
+    for instruction in computation.instructions:
+        shape = instruction.shape
+        if not shape.is_array or shape.rank != 0 or has_control_edges(instruction):
+            return False
+        op = instruction.opcode
+        if op in (Op.PARAMETER, Op.CONSTANT):
+            continue
+        if not op.is_elementwise or op is Op.MAP:
+            return False
+    return True
+
+
+def apply_elementwise(
+    computation: HloComputation,
+    operands: Sequence[HloInstruction],
+    shape: Shape,
+    caller: HloComputation,
+) -> HloInstruction:
+    """The ops of the scalar elementwise ``computation`` applied to the arrays ``operands``
+    (parameter ``k`` stands for ``operands[k]``), added to ``caller``; results of ``shape``'s
+    dimensions and layout."""
     mapping: dict[int, HloInstruction] = {}
-    for inner in instruction.to_apply.post_order():
+    for inner in computation.post_order():
         if inner.opcode is Op.PARAMETER:
-            mapping[id(inner)] = instruction.operand(inner.parameter_number)
+            mapping[id(inner)] = operands[inner.parameter_number]
             continue
         inner_shape = shape.with_element_type(inner.shape.element_type)
         if inner.opcode is Op.CONSTANT:
-            constant = caller.add_instruction(inner.clone([]))
-            value = HloInstruction(
-                Op.BROADCAST, inner_shape, [constant], attributes={"dimensions": ()}
-            )
+            value = caller.add_instruction(inner.clone([]))
+            if shape.rank:
+                value = caller.add_instruction(
+                    HloInstruction(
+                        Op.BROADCAST, inner_shape, [value], attributes={"dimensions": ()}
+                    )
+                )
         else:
-            value = inner.clone([mapping[id(o)] for o in inner.operands], shape=inner_shape)
-        mapping[id(inner)] = caller.add_instruction(value)
-    result = mapping[id(instruction.to_apply.root)]
+            value = caller.add_instruction(
+                inner.clone([mapping[id(o)] for o in inner.operands], shape=inner_shape)
+            )
+        mapping[id(inner)] = value
+    return _with_shape(caller, mapping[id(computation.root)], shape)
+
+
+def inline_map(instruction: HloInstruction) -> HloInstruction:
+    """Replace an elementwise ``map`` by array ops; returns the new value."""
+    caller: HloComputation = instruction.parent
+    result = apply_elementwise(
+        instruction.to_apply, list(instruction.operands), instruction.shape, caller
+    )
     instruction.replace_all_uses_with(result)
-    if caller.root is instruction:
-        caller.root = result
     caller.remove_instruction(instruction)
     caller.sort_topologically()
     return result
 
 
+def _inlinable_map(instruction: HloInstruction) -> bool:
+    return (
+        instruction.opcode is Op.MAP
+        and instruction.shape.is_array
+        and not has_control_edges(instruction)
+        and is_elementwise_scalar_computation(instruction.to_apply)
+        and all(o.shape.dimensions == instruction.shape.dimensions for o in instruction.operands)
+    )
+
+
 class MapInliner(HloPass):
-    """``map`` of an elementwise scalar computation becomes elementwise ops on arrays, which
-    fuse like any others (the backend has no loop for ``map`` itself)."""
+    """``map`` of a scalar elementwise computation becomes elementwise ops on arrays."""
 
     name = "map-inliner"
 
@@ -99,18 +224,19 @@ class MapInliner(HloPass):
         changed = False
         for computation in list(module.computations):
             for instruction in list(computation.instructions):
-                if (
-                    instruction.opcode is Op.MAP
-                    and instruction.parent is computation
-                    and instruction.shape.is_array
-                    and not instruction.control_successors
-                    and not instruction.control_predecessors
-                    and _elementwise_scalar_body(instruction.to_apply)
-                    and all(
-                        o.shape.dimensions == instruction.shape.dimensions
-                        for o in instruction.operands
-                    )
-                ):
+                if instruction.parent is computation and _inlinable_map(instruction):
                     inline_map(instruction)
                     changed = True
         return changed
+
+
+__all__ = [
+    "CallInliner",
+    "MapInliner",
+    "apply_elementwise",
+    "clone_body",
+    "clone_computation",
+    "inline_call",
+    "inline_map",
+    "is_elementwise_scalar_computation",
+]

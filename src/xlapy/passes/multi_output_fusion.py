@@ -44,6 +44,7 @@ from .fusion_reduce import (
 )
 from .fusion_support import (
     create_fusion,
+    finish_fusions,
     fuse_producer,
     is_multi_output,
     merge_fusions,
@@ -82,10 +83,12 @@ class MultiOutputFusion(HloPass):
     def run(self, module: HloModule) -> bool:
         changed = False
         for computation in fusible_computations(module):
+            touched = False
             while self._merge_siblings(computation) or self._absorb_producer(computation):
-                changed = True
-            if changed:
-                computation.sort_topologically()
+                touched = True
+            if touched:
+                finish_fusions(computation)
+            changed |= touched
         return changed
 
     def _space(self, instruction: HloInstruction) -> ReduceSpace | None:
@@ -205,7 +208,7 @@ class ReduceEpilogueFusion(HloPass):
                 if consumer.parent is computation:
                     touched |= self._fuse_epilogue(consumer)
             if touched:
-                computation.sort_topologically()
+                finish_fusions(computation)
             changed |= touched
         return changed
 

@@ -21,12 +21,12 @@ from benchmarks import workloads  # noqa: E402
 
 PART_ONE = ["conv2d", "gather", "ew_chain", "axpy", "row_sums", "max", "softmax", "layer_norm", "matmul", "mlp",
             "while_loop", "call_latency", "transpose"]  # fmt: skip
-BY_NAME = {make(64).name: make for make in workloads.ALL}
+BY_NAME = workloads.WORKLOADS
 
 
 def compiled(name: str):
     w = BY_NAME[name](64)
-    executable = xlapy.local_client("cpu").compile(parse_module(w.hlo))
+    executable = xlapy.local_client("cpu").compile(w.build())
     return w, executable
 
 
@@ -133,7 +133,7 @@ ENTRY e {
 
 
 def test_compile_cache_returns_the_same_program():
-    text = BY_NAME["axpy"](64).hlo
+    text = BY_NAME["axpy"](64).build().to_hlo_text()
     client = xlapy.local_client("cpu")
     a = client.compile(parse_module(text))
     b = client.compile(parse_module(text))

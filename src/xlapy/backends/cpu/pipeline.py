@@ -55,6 +55,8 @@ def cpu_pipeline(options: Any) -> PassPipeline:
         ),
     )
     pipeline.add(*_optional("expanders", "AsyncUnwrapper"))
+    pipeline.add(*_optional("expanders", "OptimizationBarrierRemover"))
+    pipeline.add(*_optional("expanders", "TopkDecomposer"))
     pipeline.add(*_optional("inliner", "CallInliner"), *_optional("inliner", "MapInliner"))
     simplify = [
         *_optional("algebraic_simplifier", "AlgebraicSimplifier"),
@@ -67,12 +69,13 @@ def cpu_pipeline(options: Any) -> PassPipeline:
         pipeline.add_fixed_point("simplify", simplify)
     pipeline.add(*_optional("while_licm", "WhileLoopInvariantCodeMotion"))
     pipeline.add(*_optional("expanders", "BatchNormExpander"))
+    pipeline.add(*_optional("expanders", "DotCanonicalizer"))
     if simplify:
         pipeline.add_fixed_point("simplify-after-expansion", simplify)
     pipeline.add(LayoutNormalization())
     pipeline.add(*_optional("reduction_splitter", "ReductionSplitter"))
     pipeline.add(*_optional("fusion", "InstructionFusion", can_emit_fused))
-    pipeline.add(*_optional("multi_output_fusion", "ReduceEpilogueFusion"))
-    pipeline.add(*_optional("multi_output_fusion", "MultiOutputFusion"))
+    pipeline.add(*_optional("multi_output_fusion", "ReduceEpilogueFusion", can_emit_fused))
+    pipeline.add(*_optional("multi_output_fusion", "MultiOutputFusion", can_emit_fused))
     pipeline.add(*_optional("dce", "DeadCodeElimination"))
     return pipeline

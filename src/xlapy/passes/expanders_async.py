@@ -1,0 +1,163 @@
+"""Expanders for ops that only matter to a scheduler: asynchronous pairs and barriers.
+
+Why: a backend that runs one instruction after another gains nothing from an
+op split into start and done, and has to understand each split form; the
+synchronous op computes the same value.
+
+``AsyncUnwrapper`` rewrites
+
+* ``async-start(xs), calls=f`` / ``async-update`` / ``async-done`` into the body
+  of ``f`` applied to ``xs`` (inlined, as a call would be);
+* ``all-reduce-start``/``-done`` into ``all-reduce``, ``all-gather-start``/``-done``
+  into ``all-gather``, ``collective-permute-start``/``-done`` into
+  ``collective-permute`` (the start's operands and attributes, the done's
+  shape), ``copy-start``/``copy-done`` into ``copy``.
+
+A chain is rewritten only when nothing but the next link reads each of its
+links (no get-tuple-element of a start's operands or context), and no
+async-update adds operands. Control edges carry over: the start's predecessors
+precede the new instructions, the done's successors follow them. send/recv
+pairs stay: they have no synchronous form.
+
+``OptimizationBarrierRemover`` replaces ``opt-barrier(x)`` and
+``add-dependency(x, token)`` by ``x``. Both exist to constrain scheduling
+(keep a value from being moved across the barrier, order a value after a token);
+values in HLO are pure, so a backend that keeps every instruction's data
+dependencies and runs side effects in their token order computes the same
+results without them.
+"""
+
+from __future__ import annotations
+
+from ..hlo.computation import HloComputation
+from ..hlo.instruction import HloInstruction
+from ..hlo.module import HloModule
+from ..hlo.opcode import HloOpcode
+from .algebraic_simplifier_support import same_shape
+from .dce import has_control_edges
+from .inliner import clone_body
+from .pass_base import HloPass
+
+Op = HloOpcode
+
+SYNCHRONOUS = {
+    Op.ALL_REDUCE_DONE: Op.ALL_REDUCE,
+    Op.ALL_GATHER_DONE: Op.ALL_GATHER,
+    Op.COLLECTIVE_PERMUTE_DONE: Op.COLLECTIVE_PERMUTE,
+    Op.COPY_DONE: Op.COPY,
+}
+# Attributes of copy-start that a copy does not have.
+_COPY_START_ONLY = frozenset({"cross_program_prefetch_index"})
+
+
+def _chain(done: HloInstruction) -> list[HloInstruction] | None:
+    """[start, updates..., done] when each link is read only by the next one."""
+    chain = [done]
+    current = done.operand(0)
+    while current.opcode is Op.ASYNC_UPDATE:
+        if current.operand_count != 1:
+            return None
+        chain.append(current)
+        current = current.operand(0)
+    if current.opcode is not done.opcode.async_start_opcode:
+        return None
+    chain.append(current)
+    chain.reverse()
+    for link, following in zip(chain, chain[1:], strict=False):
+        if link.users != (following,) or link.is_root:
+            return None
+    return chain
+
+
+def _synchronous(
+    done: HloInstruction, start: HloInstruction
+) -> tuple[HloInstruction, list[HloInstruction]]:
+    """(what computes ``done``'s value, the new instructions among which it may be)."""
+    caller: HloComputation = done.parent
+    if done.opcode is Op.ASYNC_DONE:
+        root, created = clone_body(start.attribute("calls"), caller, list(start.operands))
+        if not same_shape(root.shape, done.shape):
+            root = caller.add_instruction(HloInstruction(Op.COPY, done.shape, [root]))
+            created.append(root)
+        return root, created
+    attributes = {
+        k: v
+        for k, v in start.attributes.items()
+        if not (done.opcode is Op.COPY_DONE and k in _COPY_START_ONLY)
+    }
+    op = HloInstruction(
+        SYNCHRONOUS[done.opcode], done.shape, list(start.operands), attributes=attributes
+    )
+    return caller.add_instruction(op), [op]
+
+
+def unwrap(done: HloInstruction) -> bool:
+    """Replace the async chain ending in ``done`` by its synchronous op; False if it is
+    not one this pass rewrites."""
+    if done.opcode is not Op.ASYNC_DONE and done.opcode not in SYNCHRONOUS:
+        return False
+    chain = _chain(done)
+    if chain is None or any(has_control_edges(link) for link in chain[1:-1]):
+        return False
+    start = chain[0]
+    if done.opcode is Op.ASYNC_DONE:
+        wrapped = start.attribute("calls")
+        if wrapped is None:
+            return False
+        if wrapped.root.opcode is Op.PARAMETER and (
+            has_control_edges(start) or has_control_edges(done)
+        ):
+            return False  # nothing new to hang the control edges on
+    result, created = _synchronous(done, start)
+    for predecessor in start.control_predecessors:
+        for instruction in created:
+            instruction.add_control_predecessor(predecessor)
+    for successor in done.control_successors:
+        for instruction in created:
+            successor.add_control_predecessor(instruction)
+    done.replace_all_uses_with(result)
+    computation = done.parent
+    for link in reversed(chain):
+        computation.remove_instruction(link)
+    computation.sort_topologically()
+    return True
+
+
+class AsyncUnwrapper(HloPass):
+    """Asynchronous start/done chains become the synchronous op they wrap."""
+
+    name = "async-unwrapper"
+
+    def run(self, module: HloModule) -> bool:
+        changed = False
+        for computation in list(module.computations):
+            for instruction in list(computation.instructions):
+                if instruction.parent is computation:
+                    changed |= unwrap(instruction)
+        return changed
+
+
+_BARRIERS = frozenset({Op.OPT_BARRIER, Op.ADD_DEPENDENCY})
+
+
+class OptimizationBarrierRemover(HloPass):
+    """opt-barrier and add-dependency become their (first) operand."""
+
+    name = "optimization-barrier-remover"
+
+    def run(self, module: HloModule) -> bool:
+        changed = False
+        for computation in module.computations:
+            for instruction in computation.post_order():
+                if instruction.opcode not in _BARRIERS or has_control_edges(instruction):
+                    continue
+                value = instruction.operand(0)
+                if not same_shape(value.shape, instruction.shape):
+                    continue
+                instruction.replace_all_uses_with(value)
+                computation.remove_instruction(instruction)
+                changed = True
+        return changed
+
+
+__all__ = ["SYNCHRONOUS", "AsyncUnwrapper", "OptimizationBarrierRemover", "unwrap"]
