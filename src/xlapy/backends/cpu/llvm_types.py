@@ -6,12 +6,13 @@ register as the same type, so a load needs no conversion:
 - ``pred`` is an ``i8`` holding 0 or 1 (as in memory); comparisons produce ``i1``
   and are widened before they become values.
 - integers are ``iN`` of their storage width; signedness is the element type's,
-  not the LLVM type's. Sub-byte integers (s2, s4, u2, u4) take one byte, with the
-  value sign- or zero-extended into it, as ml_dtypes stores them.
+  not the LLVM type's. Sub-byte integers (s2, s4, u2, u4) take one byte: ml_dtypes
+  keeps the value in the low bits with the bits above clear (-1 in s4 is 0x0F),
+  and ignores the high bits when reading; ``elemental`` reads and writes that form.
 - ``f16`` is ``half``, ``f32`` ``float``, ``f64`` ``double``; ``bf16`` and the
   8-bit floats are their bit patterns (``i16``, ``i8``); arithmetic converts them
   to ``float`` and rounds back to nearest even, which is exact for one operation.
-- complex types are not native yet (:class:`NotEmittable`).
+- complex types are not native yet (:class:`NotEmittable`): ops on them fall back.
 
 An emitter that meets something it cannot compile raises :class:`NotEmittable`;
 the compiler then runs that instruction through the interpreter's kernel
