@@ -69,13 +69,17 @@ def emit_fast_entry(
     objects = function.args[2:]
     data = []
     for k, (obj, shape) in enumerate(zip(objects[:n], parameters, strict=True)):
-        ok = b.icmp_unsigned("==", _field(b, obj, _TYPE, I64), i64(id(np.ndarray)))
-        fail = function.append_basic_block(f"bad{k}")
-        check = function.append_basic_block(f"check{k}")
-        b.cbranch(ok, check, fail)
-        b.position_at_end(fail)
-        b.ret(I32(ARGUMENT_MISMATCH + k))
-        b.position_at_end(check)
+
+        def require(ok: ir.Value, k: int = k) -> None:
+            """Continue if ``ok``, else report argument ``k`` to the general path."""
+            good, bad = function.append_basic_block(), function.append_basic_block()
+            b.cbranch(ok, good, bad)
+            b.position_at_end(bad)
+            b.ret(I32(ARGUMENT_MISMATCH + k))
+            b.position_at_end(good)
+
+        # The type first: only an ndarray has the fields read below.
+        require(b.icmp_unsigned("==", _field(b, obj, _TYPE, I64), i64(id(np.ndarray))))
         descr = np.dtype(shape.element_type.dtype)
         ok = b.icmp_unsigned("==", _field(b, obj, _DESCR, I64), i64(id(descr)))
         ok = b.and_(ok, b.icmp_signed("==", _field(b, obj, _ND, I32), I32(shape.rank)))
@@ -83,22 +87,12 @@ def emit_fast_entry(
         ok = b.and_(
             ok, b.icmp_signed("==", b.and_(flags, I32(_REQUIRED_FLAGS)), I32(_REQUIRED_FLAGS))
         )
+        require(ok)  # the rank is right before the dimensions are read
         dims_pointer = _field(b, obj, _DIMS, I64.as_pointer())
-        good = function.append_basic_block(f"dims{k}")
-        fail = function.append_basic_block(f"bad_meta{k}")
-        b.cbranch(ok, good, fail)
-        b.position_at_end(fail)
-        b.ret(I32(ARGUMENT_MISMATCH + k))
-        b.position_at_end(good)
         ok = ir.Constant(ir.IntType(1), 1)
         for d, size in enumerate(shape.dimensions):
             ok = b.and_(ok, b.icmp_signed("==", b.load(b.gep(dims_pointer, [i64(d)])), i64(size)))
-        next_block = function.append_basic_block(f"ok{k}")
-        fail = function.append_basic_block(f"bad_dims{k}")
-        b.cbranch(ok, next_block, fail)
-        b.position_at_end(fail)
-        b.ret(I32(ARGUMENT_MISMATCH + k))
-        b.position_at_end(next_block)
+        require(ok)
         data.append(_field(b, obj, _DATA, I8_PTR))
     outs = [_field(b, obj, _DATA, I8_PTR) for obj in objects[n:]]
     args_table = pointer_table(b, data, "fast_args")
