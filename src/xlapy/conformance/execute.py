@@ -47,6 +47,21 @@ HANDLED_TARGETS = frozenset(CHECK_TARGETS + INTERPRETER_TARGETS)
 
 _unique = itertools.count()
 
+# Conformance programs compute on constants, so constant folding would evaluate nearly
+# every case with the interpreter's kernels at compile time and the CPU backend's own
+# code would never run. Folding is off for them: the native kernels compute every result.
+BACKEND_OPTIONS: dict[str, dict[str, Any]] = {
+    "cpu": {"disabled_passes": frozenset({"constant-folding"})},
+}
+
+
+def compile_options(backend: str, replicas: int = 1, partitions: int = 1) -> CompileOptions:
+    return CompileOptions(
+        num_replicas=replicas,
+        num_partitions=partitions,
+        backend_options=dict(BACKEND_OPTIONS.get(backend, {})),
+    )
+
 
 @dataclass
 class CheckRecord:
@@ -230,7 +245,7 @@ class CaseState:
         module = self.program.hlo_module(function=function)
         self.instrument(module)
         executable = local_client(self.backend).compile(
-            module, CompileOptions(num_replicas=replicas, num_partitions=partitions)
+            module, compile_options(self.backend, replicas, partitions)
         )
         for name in infeed:
             executable.infeed[0].put(self.run_function(name))
@@ -255,9 +270,10 @@ class CaseState:
         """Compile ``@name`` of the case's module (instrumented) and run it once."""
         module = self.program.hlo_module(function=name)
         self.instrument(module)
-        options = CompileOptions(
-            num_replicas=int(getattr(self.program, "num_replicas", 1) or 1),
-            num_partitions=int(getattr(self.program, "num_partitions", 1) or 1),
+        options = compile_options(
+            self.backend,
+            int(getattr(self.program, "num_replicas", 1) or 1),
+            int(getattr(self.program, "num_partitions", 1) or 1),
         )
         executable = local_client(self.backend).compile(module, options)
         if executable.program_shape.parameters and not arguments:

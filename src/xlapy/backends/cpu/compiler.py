@@ -44,7 +44,8 @@ _FAST_CALL_OK = fast_call.layout_ok()
 def _cache_key(module: HloModule, options: CpuOptions) -> str:
     text = module.to_text()
     shape = str(module.entry.program_shape)
-    knobs = f"{options.opt_level}|{options.num_replicas}|{options.num_partitions}"
+    disabled = ",".join(sorted(options.disabled_passes))
+    knobs = f"{options.opt_level}|{options.num_replicas}|{options.num_partitions}|{disabled}"
     return hashlib.sha256(f"{knobs}\n{shape}\n{text}".encode()).hexdigest()
 
 

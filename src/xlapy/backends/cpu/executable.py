@@ -50,6 +50,9 @@ class CpuOptions:
     dump_dir: str | None = None  # write the module after every pass, and the LLVM IR
     cache: bool = True
     passes: Any = None  # a callable(module, options) -> pipeline, to override the default
+    # Pass names left out of the default pipeline (XLA's --xla_disable_hlo_passes), e.g.
+    # {"constant-folding"} so that a program of constants still runs native kernels.
+    disabled_passes: frozenset[str] = frozenset()
 
 
 def _leaf_shapes(shape: Shape) -> list[Shape]:

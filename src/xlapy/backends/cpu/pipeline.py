@@ -78,4 +78,34 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("multi_output_fusion", "ReduceEpilogueFusion", can_emit_fused))
     pipeline.add(*_optional("multi_output_fusion", "MultiOutputFusion", can_emit_fused))
     pipeline.add(*_optional("dce", "DeadCodeElimination"))
+    disabled = frozenset(getattr(options, "disabled_passes", ()) or ())
+    if disabled:
+        _disable(pipeline, disabled)
     return pipeline
+
+
+def _pass_names(pipeline: PassPipeline) -> set[str]:
+    names: set[str] = set()
+    for p in pipeline.passes:
+        names |= _pass_names(p) if isinstance(p, PassPipeline) else {p.name}
+    return names
+
+
+def _disable(pipeline: PassPipeline, disabled: frozenset[str]) -> None:
+    """Leave the passes named in ``disabled`` out of ``pipeline`` and its sub-pipelines."""
+    from ...errors import InvalidArgumentError
+
+    unknown = disabled - _pass_names(pipeline)
+    if unknown:
+        raise InvalidArgumentError(
+            f"disabled_passes names no pass of the CPU pipeline: {sorted(unknown)}; the "
+            f"passes are {sorted(_pass_names(pipeline))}"
+        )
+
+    def prune(p: PassPipeline) -> None:
+        p.passes = [q for q in p.passes if q.name not in disabled]
+        for q in p.passes:
+            if isinstance(q, PassPipeline):
+                prune(q)
+
+    prune(pipeline)
