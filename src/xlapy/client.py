@@ -112,6 +112,11 @@ class Executable:
         return list(getattr(self._executable, "fallback_ops", []))
 
     @property
+    def host_callbacks(self) -> list[str]:
+        """Python custom-call targets the compiled code calls back (not fallbacks)."""
+        return list(getattr(self._executable, "host_callbacks", []))
+
+    @property
     def hlo_module_after_optimizations(self) -> HloModule:
         """The module as the backend compiled it (after passes and fusion)."""
         return getattr(self._executable, "hlo_module_after_optimizations", self.hlo_module)

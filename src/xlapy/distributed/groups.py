@@ -64,6 +64,22 @@ def device_groups(
     return out
 
 
+def instruction_groups(
+    instruction: object, num_replicas: int, num_partitions: int, has_global_ids: bool = True
+) -> list[list[int]]:
+    """The device groups of a collective instruction (its channel, flags and replica_groups)."""
+    attrs = instruction.attributes  # type: ignore[attr-defined]
+    mode = group_mode(
+        attrs.get("channel_id") is not None,
+        bool(attrs.get("use_global_device_ids", False)),
+        has_global_ids=has_global_ids,
+        explicit=attrs.get("mode"),
+    )
+    devices = attrs.get("replica_groups")
+    replica_groups = devices.groups() if devices is not None else ()
+    return device_groups(mode, replica_groups, num_replicas, num_partitions)
+
+
 def group_of(device: int, groups: Sequence[Sequence[int]], what: str) -> list[int]:
     for g in groups:
         if device in g:
@@ -71,4 +87,4 @@ def group_of(device: int, groups: Sequence[Sequence[int]], what: str) -> list[in
     raise InvalidArgumentError(f"{what}: device {device} is in none of the groups {list(groups)}")
 
 
-__all__ = ["device_groups", "group_mode", "group_of"]
+__all__ = ["device_groups", "group_mode", "group_of", "instruction_groups"]

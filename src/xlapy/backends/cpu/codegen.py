@@ -74,9 +74,10 @@ class ModuleEmitter:
         self.options = options
         self.ir = jit.new_module(module.name)
         self.keep_alive: list[np.ndarray] = []
-        self.thunks: list[Any] = []  # fallback.FallbackThunk, index = thunk id
+        self.thunks: list[Any] = []  # fallback's thunks (index = thunk id)
         self.native_ops: set[str] = set()
         self.fallback_ops: set[str] = set()
+        self.host_callbacks: set[str] = set()  # Python custom-call targets
         self.kernel_count = 0
         self.arena_size = 0
         self.buffers: dict[int, ComputationBuffers] = {}

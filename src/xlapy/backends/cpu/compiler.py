@@ -16,9 +16,12 @@ from ...errors import NotFoundError
 from ...hlo.module import HloModule
 from ...hlo.opcode import HloOpcode
 from . import (  # noqa: F401  (the emit_* modules register their emitters)
+    emit_bitcast,
+    emit_collectives,
     emit_control,
     emit_conv,
     emit_custom_call,
+    emit_device,
     emit_dot,
     emit_gather,
     emit_linalg,
@@ -41,8 +44,24 @@ _cache_lock = threading.Lock()
 _FAST_CALL_OK = fast_call.layout_ok()
 
 
+def _custom_call_targets(module: HloModule) -> str:
+    """What each custom-call target name resolves to now: C addresses are baked into the
+    code, so re-registering a name must not return code compiled for the old function."""
+    parts = []
+    for instruction in module.instructions():
+        if instruction.opcode is HloOpcode.CUSTOM_CALL:
+            name = instruction.custom_call_target or ""
+            try:
+                target = lookup_custom_call(name, PLATFORM)
+            except NotFoundError:
+                parts.append(f"{name}=?")
+                continue
+            parts.append(f"{name}={target.kind}:{getattr(target, 'address', 0) or 0}")
+    return ",".join(parts)
+
+
 def _cache_key(module: HloModule, options: CpuOptions) -> str:
-    text = module.to_text()
+    text = module.to_text() + "\n" + _custom_call_targets(module)
     shape = str(module.entry.program_shape)
     disabled = ",".join(sorted(options.disabled_passes))
     knobs = f"{options.opt_level}|{options.num_replicas}|{options.num_partitions}|{disabled}"
@@ -95,6 +114,7 @@ def compile_program(module: HloModule, options: CpuOptions) -> CompiledProgram:
         thunks=emitter.thunks,
         native_ops=sorted(emitter.native_ops),
         fallback_ops=sorted(emitter.fallback_ops),
+        host_callbacks=sorted(emitter.host_callbacks),
         kernel_count=emitter.kernel_count,
         donated=dict(emitter.buffers[id(optimized.entry)].donated),
         keep_alive=emitter.keep_alive,

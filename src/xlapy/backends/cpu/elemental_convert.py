@@ -111,7 +111,7 @@ def canonical(b: ir.IRBuilder, value: ir.Value, et: PrimitiveType) -> ir.Value:
 # -- bitcast-convert ---------------------------------------------------------------------
 
 
-def _bits(b: ir.IRBuilder, v: ir.Value, et: PrimitiveType) -> ir.Value:
+def bits_of(b: ir.IRBuilder, v: ir.Value, et: PrimitiveType) -> ir.Value:
     if isinstance(v.type, ir.IntType):
         return int_bits(b, v, et) if et.is_integral else canonical(b, v, et)
     return b.bitcast(v, ir.IntType(et.bit_width))
@@ -128,7 +128,7 @@ def bitcast_convert(
     for et in (src, dst):
         if et.is_complex:
             raise NotEmittable(f"bitcast-convert of complex {et.hlo_name}")
-    bits = _bits(b, v, src)
+    bits = bits_of(b, v, src)
     target = llvm_type(dst)
     return bits if isinstance(target, ir.IntType) else b.bitcast(bits, target)
 
@@ -242,4 +242,4 @@ def stochastic_convert(
     return int_store(b, result, dst)
 
 
-__all__ = ["bitcast_convert", "canonical", "emit_convert", "reduce_precision", "stochastic_convert"]
+__all__ = ["bitcast_convert", "bits_of", "canonical", "emit_convert", "reduce_precision", "stochastic_convert"]

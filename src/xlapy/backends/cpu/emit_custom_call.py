@@ -5,8 +5,9 @@ A target registered as a C function with the seed's ABI
 executable's buffers: ``in`` holds the addresses of copies of the operands
 (in the arena, so a target that writes to its inputs changes nothing else, as
 in the interpreter) and ``out`` the result's (a table of addresses for a tuple
-result). No trip through Python. Status-returning ABIs, output-to-operand aliasing and Python
-targets go through the interpreter's kernel (the fallback).
+result). No trip through Python. A Python target is a host callback: native code
+calls it with views of the buffers (``fallback.emit_host_callback``). Status-returning
+C ABIs and output-to-operand aliasing go through the interpreter's kernel (the fallback).
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ def _custom_call(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     version = CustomCallApiVersion(
         instruction.attribute("api_version", CustomCallApiVersion.API_VERSION_ORIGINAL)
     )
+    if target.kind == "python":
+        from .fallback import emit_host_callback
+
+        emit_host_callback(fe, instruction)
+        return
     if target.kind != "c" or version not in _ORIGINAL:
         raise NotEmittable(f"custom-call {name!r}: a {target.kind} target with {version.name}")
     if instruction.attribute("output_to_operand_aliasing"):

@@ -84,6 +84,12 @@ def try_emit(fe: object, instruction: HloInstruction) -> bool:
     return False
 
 
+def emit_single(fe: object, instruction: HloInstruction) -> None:
+    """Emit one instruction that ``elemental`` computes per element as its own loop kernel
+    (for ops the trait table does not call elementwise, such as bitcast-convert)."""
+    _emit_fused(fe, instruction, None)
+
+
 def can_run_in_place(instruction: HloInstruction) -> list[int]:
     """Operands whose buffer the kernel of ``instruction`` may overwrite (read at the same index)."""
     op = instruction.opcode

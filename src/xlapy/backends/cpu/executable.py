@@ -85,6 +85,7 @@ class CompiledProgram:
     thunks: list
     native_ops: list[str]
     fallback_ops: list[str]
+    host_callbacks: list[str]  # Python custom-call targets the native code calls
     kernel_count: int
     keep_alive: list
     declared: ProgramShape  # the entry's signature with the caller's layouts
@@ -121,6 +122,8 @@ class CpuExecutable:
         self._pool: list[np.ndarray | None] = [None] * len(self._result_leaves)
         self._run = fallback.Run(program.thunks, EvalContext(self._device_context(0, None)))
         self._run_key = fallback.register_run(self._run) if program.thunks else 0
+        self._context = fallback.RunContext(self._run_key, 0, 0)
+        self._context_address = ctypes.addressof(self._context)
         self._fast = None
         if program.fast_name is not None and self.num_devices == 1:
             n = len(declared.parameters) + len(self._result_leaves)
@@ -151,6 +154,10 @@ class CpuExecutable:
     @property
     def fallback_ops(self) -> list[str]:
         return list(self.program.fallback_ops)
+
+    @property
+    def host_callbacks(self) -> list[str]:
+        return list(self.program.host_callbacks)
 
     @property
     def kernel_count(self) -> int:
@@ -194,7 +201,7 @@ class CpuExecutable:
         ]
         if self._lock.acquire(blocking=False):
             try:
-                status = fast(self._run_key, self._fast_arena, *arguments, *outputs)
+                status = fast(self._context_address, self._fast_arena, *arguments, *outputs)
                 error = self._run.error
                 self._run.error = None
             finally:
@@ -221,10 +228,14 @@ class CpuExecutable:
         if self.num_devices != 1:
             return self.execute_replicated([arguments] * self.num_devices)[0]
         with self._lock:
-            return self._execute_on(arguments, self._run_key, self._run, self._arena)
+            return self._execute_on(arguments, self._context, self._run, self._arena)
 
     def _execute_on(
-        self, arguments: Sequence[Literal], key: int, run: fallback.Run, arena: np.ndarray
+        self,
+        arguments: Sequence[Literal],
+        context: fallback.RunContext,
+        run: fallback.Run,
+        arena: np.ndarray,
     ) -> Literal:
         buffers: list[np.ndarray] = []
         for literal, shapes in zip(arguments, self._param_leaves, strict=True):
@@ -246,7 +257,9 @@ class CpuExecutable:
         params = (ctypes.c_void_p * max(1, len(buffers)))(*[b.ctypes.data for b in buffers])
         results = (ctypes.c_void_p * max(1, len(outputs)))(*[o.ctypes.data for o in outputs])
         run.error = None
-        status = self._entry(key or None, params, results, self._arena_address(arena))
+        status = self._entry(
+            ctypes.addressof(context), params, results, self._arena_address(arena)
+        )
         if status != 0:
             error, run.error = run.error, None
             raise (
@@ -274,8 +287,10 @@ class CpuExecutable:
                 self.program.thunks, EvalContext(self._device_context(index, hub))
             )
             key = fallback.register_run(run_state)
+            partitions = self.options.num_partitions
+            context = fallback.RunContext(key, index // partitions, index % partitions)
             try:
-                return self._execute_on(arguments[index], key, run_state, self._new_arena())
+                return self._execute_on(arguments[index], context, run_state, self._new_arena())
             finally:
                 fallback.unregister_run(key)
 

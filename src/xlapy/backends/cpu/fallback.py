@@ -7,9 +7,16 @@ and writes the result into the result buffers. Slow, but exactly the
 interpreter's semantics, so an executable is always complete: part 2 of the
 compiler replaces these one by one (``executable.fallback_ops`` lists them).
 
-An exception in a fallback is kept on the running execution and reported as
-status 1, which every native caller returns at once; the executable then
-raises it.
+The same call into Python serves host callbacks (:class:`HostCallbackThunk`):
+a custom call whose target is a Python function is called with read-only
+views of the operand buffers and its results are written into the result
+buffers. That is the target's own code, not a stand-in for missing native
+code, so those are listed in ``executable.host_callbacks``, not in
+``fallback_ops``.
+
+An exception in a fallback or callback is kept on the running execution and
+reported as status 1, which every native caller returns at once; the
+executable then raises it.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from typing import Any
 import numpy as np
 from llvmlite import ir
 
+from ...errors import UnimplementedError
 from ...hlo.instruction import HloInstruction
 from ...shape import Shape
 from ..interpreter.evaluator import KERNELS, TOKEN, EvalContext, array_for
@@ -41,6 +49,42 @@ class FallbackThunk:
             for o in self.instruction.operands
         ]
         result = KERNELS[self.instruction.opcode](ctx, self.instruction, operands)
+        _write_tree(self.instruction.shape, result, pointers, position)
+
+
+@dataclass
+class HostCallbackThunk:
+    """A Python custom-call target, called on the executable's buffers.
+
+    The target is looked up by name at each call, as the interpreter does, so
+    registering another function under the name takes effect.
+    """
+
+    instruction: HloInstruction
+    reason: str = "host callback"
+
+    def run(self, ctx: EvalContext, pointers: Any) -> None:
+        from ...custom_call import lookup_custom_call
+        from ..interpreter.kernels.control import value_of_shape
+
+        name = self.instruction.custom_call_target or ""
+        target = lookup_custom_call(name, "cpu")
+        if target.kind != "python":
+            raise UnimplementedError(
+                f"custom-call {self.instruction.name}: target {name!r} was compiled as a "
+                f"Python function and is now a {target.kind} target; compile again"
+            )
+
+        position = [0]
+        operands = [
+            _read_tree(o.shape, pointers, position, writable=False)
+            for o in self.instruction.operands
+        ]
+        result = value_of_shape(
+            target.function(*operands),
+            self.instruction.shape,
+            f"custom-call {self.instruction.name} ({name!r}) result",
+        )
         _write_tree(self.instruction.shape, result, pointers, position)
 
 
@@ -83,19 +127,34 @@ def _write_tree(shape: Shape, value: Any, pointers: Any, position: list[int]) ->
 
 def emit_fallback(fe: Any, instruction: HloInstruction, reason: str) -> None:
     """Call the interpreter's kernel for ``instruction`` from native code."""
-    from ...errors import UnimplementedError
-
     if instruction.opcode not in KERNELS:
         raise UnimplementedError(
             f"the CPU backend cannot run {instruction.opcode.value} {instruction.name}: it has "
             f"no native emitter ({reason}) and the interpreter has no kernel for it"
         )
+    fe.m.fallback_ops.add(instruction.opcode.value)
+    emit_host_call(fe, instruction, FallbackThunk(instruction, reason))
+
+
+def emit_host_callback(fe: Any, instruction: HloInstruction) -> None:
+    """Call the instruction's Python custom-call target from native code."""
+    fe.m.host_callbacks.add(instruction.custom_call_target or "")
+    emit_host_call(fe, instruction, HostCallbackThunk(instruction))
+
+
+def emit_host_call(fe: Any, instruction: HloInstruction, thunk: Any) -> None:
+    """Native code that hands the leaf buffers of ``instruction`` to ``thunk.run``."""
+    pointers = fe.operand_leaf_pointers(instruction) + fe.leaf_pointers(instruction)
+    emit_thunk_call(fe, thunk, pointers)
+
+
+def emit_thunk_call(fe: Any, thunk: Any, pointers: list[ir.Value]) -> None:
+    """Native code that calls ``thunk.run(ctx, pointers)`` in Python and returns its
+    failure status from the native function if it raised."""
     m = fe.m
     thunk_id = len(m.thunks)
-    m.thunks.append(FallbackThunk(instruction, reason))
-    m.fallback_ops.add(instruction.opcode.value)
-    pointers = fe.operand_leaf_pointers(instruction) + fe.leaf_pointers(instruction)
-    table = pointer_table(fe.b, pointers, name="fallback_args")
+    m.thunks.append(thunk)
+    table = pointer_table(fe.b, pointers, name="host_call_args")
     status = fe.b.call(m.fallback_function, [fe.ctx, i64(thunk_id), table])
     fe.check(status)
 
@@ -110,6 +169,21 @@ class Run:
         self.thunks = thunks
         self.ctx = ctx
         self.error: BaseException | None = None
+
+
+class RunContext(ctypes.Structure):
+    """What the native code's ``ctx`` argument points to: the run's key (for the calls
+    into Python) and the device it runs as (for replica-id and partition-id)."""
+
+    _fields_ = [
+        ("key", ctypes.c_int64),
+        ("replica_id", ctypes.c_int64),
+        ("partition_id", ctypes.c_int64),
+    ]
+
+
+# Byte offsets of RunContext's fields, for the native code that reads them.
+CONTEXT_OFFSETS = {name: getattr(RunContext, name).offset for name, _ in RunContext._fields_}
 
 
 _runs: dict[int, Run] = {}
@@ -131,7 +205,7 @@ def unregister_run(key: int) -> None:
 
 @ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p))
 def _dispatch(ctx: int, thunk: int, pointers: Any) -> int:
-    run = _runs.get(ctx or 0)
+    run = _runs.get(ctypes.c_int64.from_address(ctx).value) if ctx else None
     if run is None:
         return 2
     try:
@@ -148,11 +222,16 @@ def dispatch_address() -> int:
 
 
 __all__ = [
+    "CONTEXT_OFFSETS",
     "FallbackThunk",
+    "HostCallbackThunk",
+    "RunContext",
     "Run",
     "dispatch_address",
     "emit_fallback",
+    "emit_host_call",
+    "emit_host_callback",
+    "emit_thunk_call",
     "register_run",
     "unregister_run",
 ]
-del ir

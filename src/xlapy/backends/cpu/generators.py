@@ -57,6 +57,11 @@ def scalar_constant(value: Any, element_type: PrimitiveType) -> ir.Constant:
     return ir.Constant(ir.IntType(width), bits).bitcast(ty)
 
 
+# Not elementwise in the trait table (their shapes may differ), yet computed per element
+# when the widths agree: emit_bitcast routes only that case here.
+_PER_ELEMENT = frozenset({HloOpcode.BITCAST_CONVERT})
+
+
 class ElementEmitter:
     """Generators for the instructions of one computation (fused, or a single instruction)."""
 
@@ -78,7 +83,9 @@ class ElementEmitter:
         key = id(instruction)
         if key not in self._generators:
             rule = GENERATORS.get(instruction.opcode)
-            if rule is None and instruction.opcode.is_elementwise:
+            if rule is None and (
+                instruction.opcode.is_elementwise or instruction.opcode in _PER_ELEMENT
+            ):
                 rule = _elementwise
             if rule is None:
                 raise NotEmittable(f"{instruction.opcode.value} cannot be generated per element")

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from ....distributed.groups import device_groups, group_mode, group_of
+from ....distributed.groups import group_of, instruction_groups
 from ....errors import InvalidArgumentError
 from ....hlo.instruction import HloInstruction
 from ....hlo.opcode import HloOpcode as Op
@@ -27,17 +27,8 @@ def _me(ctx: EvalContext) -> int:
 def _groups_of(
     ctx: EvalContext, instruction: HloInstruction, has_global_ids: bool = True
 ) -> list[list[int]]:
-    attrs = instruction.attributes
-    mode = group_mode(
-        attrs.get("channel_id") is not None,
-        bool(attrs.get("use_global_device_ids", False)),
-        has_global_ids=has_global_ids,
-        explicit=attrs.get("mode"),
-    )
-    devices = attrs.get("replica_groups")
-    replica_groups = devices.groups() if devices is not None else ()
     d = ctx.device
-    return device_groups(mode, replica_groups, d.num_replicas, d.num_partitions)
+    return instruction_groups(instruction, d.num_replicas, d.num_partitions, has_global_ids)
 
 
 def _exchange(

@@ -163,7 +163,7 @@ def _copy(value: Value) -> Value:
 # -- infeed and outfeed --------------------------------------------------------------------
 
 
-def _value_of_shape(item: Any, shape: Shape, what: str) -> Value:
+def value_of_shape(item: Any, shape: Shape, what: str) -> Value:
     """A host-supplied value (array, Literal, nested tuple) as an interpreter value of ``shape``."""
     if isinstance(item, Literal):
         item = value_from_literal(item)
@@ -171,7 +171,7 @@ def _value_of_shape(item: Any, shape: Shape, what: str) -> Value:
         if not isinstance(item, (tuple, list)) or len(item) != len(shape.tuple_shapes):
             raise InvalidArgumentError(f"{what}: expected a tuple for shape {shape}, got {item!r}")
         return tuple(
-            _value_of_shape(v, s, what) for v, s in zip(item, shape.tuple_shapes, strict=True)
+            value_of_shape(v, s, what) for v, s in zip(item, shape.tuple_shapes, strict=True)
         )
     if shape.is_token:
         return TOKEN
@@ -197,7 +197,7 @@ def _infeed(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
             f"infeed {instruction.name}: no data arrived within {INFEED_TIMEOUT_SECONDS:g} s; "
             f"put a value of shape {data_shape} on the executable's infeed queue first"
         ) from None
-    return (_value_of_shape(item, data_shape, f"infeed {instruction.name}"), TOKEN)
+    return (value_of_shape(item, data_shape, f"infeed {instruction.name}"), TOKEN)
 
 
 @kernel(Op.OUTFEED)
@@ -218,7 +218,7 @@ def _custom_call(ctx: EvalContext, instruction: HloInstruction, operands: list[V
     target = lookup_custom_call(instruction.custom_call_target or "", _PLATFORM)
     if target.kind == "python":
         result = target.function(*(_read_only(v) for v in operands))  # type: ignore[misc]
-        return _value_of_shape(
+        return value_of_shape(
             result, instruction.shape, f"custom-call {instruction.name} ({target.name!r}) result"
         )
     return _call_c_target(ctx, instruction, target, operands)
