@@ -81,6 +81,7 @@ class CaseOutcome:
     checks: int = 0
     printed: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    fallbacks: list[str] = field(default_factory=list)  # ops run by interpreter kernels
 
 
 class CaseState:
@@ -93,6 +94,7 @@ class CaseState:
         self.records: list[CheckRecord] = []
         self.probes: dict[str, list[np.ndarray]] = {}
         self.printed: list[str] = []
+        self.fallbacks: set[str] = set()  # ops a compiled function ran through the fallback
         self.lock = threading.Lock()  # replicated programs call targets from several threads
         self._registered: list[str] = []
 
@@ -247,6 +249,8 @@ class CaseState:
         executable = local_client(self.backend).compile(
             module, compile_options(self.backend, replicas, partitions)
         )
+        if self.backend != "interpreter":
+            self.fallbacks.update(executable.fallback_ops)
         for name in infeed:
             executable.infeed[0].put(self.run_function(name))
         arity = len(executable.program_shape.parameters)
@@ -276,6 +280,8 @@ class CaseState:
             int(getattr(self.program, "num_partitions", 1) or 1),
         )
         executable = local_client(self.backend).compile(module, options)
+        if self.backend != "interpreter":
+            self.fallbacks.update(executable.fallback_ops)
         if executable.program_shape.parameters and not arguments:
             raise UnimplementedError(
                 f"@{name} takes {len(executable.program_shape.parameters)} arguments: entry "
@@ -366,7 +372,9 @@ def run_program(program: Any, backend: str, op: str) -> CaseOutcome:
         error = e
     finally:
         state.release()
-    return judge(state, error)
+    outcome = judge(state, error)
+    outcome.fallbacks = sorted(state.fallbacks)
+    return outcome
 
 
 def judge(state: CaseState, error: BaseException | None) -> CaseOutcome:

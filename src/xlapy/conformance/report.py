@@ -103,9 +103,19 @@ def summary_table(results: Sequence[CaseResult]) -> list[str]:
     return [fmt(header), *(fmt(row) for row in body)]
 
 
+def fallback_line(results: Sequence[CaseResult]) -> list[str]:
+    """How many cases ran an op through the interpreter's kernels on a compiling backend."""
+    ops = sorted({op for r in results for op in r.fallbacks})
+    cases = sum(1 for r in results if r.fallbacks)
+    if not cases:
+        return []
+    return [f"{cases} cases ran ops through interpreter kernels (fallbacks): {', '.join(ops)}"]
+
+
 def final_lines(results: Sequence[CaseResult]) -> list[str]:
     counts = totals(results)
     return [
+        *fallback_line(results),
         f"{counts['unsupported']} unsupported",
         f"{counts['pass']} passed, {counts['fail'] + counts['error']} failed",
     ]
@@ -158,8 +168,11 @@ def write_markdown(path: str | Path, results: Sequence[CaseResult], header: str 
     """Put the table between the result markers, keeping everything outside them."""
     path = Path(path)
     # Blank lines around the table: a table right after a paragraph is not a table in GFM.
+    fallbacks = " ".join(fallback_line(results))
     block = "\n\n".join(
-        part for part in (BEGIN_MARKER, header, markdown_table(results), END_MARKER) if part
+        part
+        for part in (BEGIN_MARKER, header, markdown_table(results), fallbacks, END_MARKER)
+        if part
     )
     if path.exists():
         text = path.read_text(encoding="utf-8")

@@ -51,6 +51,7 @@ class CaseResult:
     seconds: float = 0.0
     checks: int = 0
     printed: list[str] = field(default_factory=list)
+    fallbacks: list[str] = field(default_factory=list)  # ops the cpu backend did not compile
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -66,6 +67,7 @@ class CaseResult:
             "seconds": round(self.seconds, 4),
             "checks": self.checks,
             "printed": list(self.printed),
+            "fallbacks": list(self.fallbacks),
         }
 
 
@@ -162,6 +164,7 @@ def run_one(case: Case, backend: str) -> CaseResult:
         outcome.seconds,
         outcome.checks,
         outcome.printed,
+        outcome.fallbacks,
     )
 
 

@@ -5,8 +5,10 @@ built from a pool of values (parameters first), where each new instruction
 takes operands of matching shapes from the pool, so values are shared between
 instructions (common subexpressions) and several of them end up in the root
 tuple. The ops cover what the CPU backend compiles natively: elementwise
-arithmetic, comparisons, select, convert, the movement ops, reductions, dots
-and bounded while loops. Inputs mix ordinary values with NaN, infinities,
+arithmetic, comparisons, select, convert, the movement ops, reductions, dots,
+bounded while loops and conditionals, and (``random_programs_indexing``)
+general gathers and scatters, sorts, dynamic slices and updates, windowed ops,
+convolutions and bitcast-convert. Inputs mix ordinary values with NaN, infinities,
 signed zeros, denormals and the integer extremes. Hypothesis shrinks a failing
 program to a small one; ``RandomProgram.text`` is ready to paste into a
 regression test.
@@ -20,6 +22,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from ..types import PrimitiveType
+from .random_programs_indexing import KINDS as INDEXING_KINDS
 
 P = PrimitiveType
 FLOATS = [P.F32, P.F64, P.F16, P.BF16]
@@ -33,7 +36,8 @@ INT_BINARY = ["add", "subtract", "multiply", "divide", "remainder", "and", "or",
               "minimum", "shift-left", "shift-right-arithmetic", "shift-right-logical"]  # fmt: skip
 DIRECTIONS = ["EQ", "NE", "LT", "LE", "GT", "GE"]
 INEXACT = {"exponential", "log", "tanh", "logistic", "exponential-minus-one", "rsqrt", "sine",
-           "cosine", "power", "divide", "sqrt", "reduce", "dot", "remainder"}  # fmt: skip
+           "cosine", "power", "divide", "sqrt", "reduce", "dot", "remainder", "reduce-window",
+           "scatter", "select-and-scatter", "convolution"}  # fmt: skip
 
 
 @dataclass
@@ -104,6 +108,15 @@ class _Builder:
         self.lines.append(f"  {name} = {et.hlo_name}[] constant({literal})")
         return name
 
+    def assigner(self, et: PrimitiveType) -> str:
+        """A scatter update computation that keeps the update (the last one wins)."""
+        name = self.name("assign_")
+        t = et.hlo_name
+        self.computations.append(
+            f"{name} {{\n  a = {t}[] parameter(0)\n  ROOT b = {t}[] parameter(1)\n}}"
+        )
+        return name
+
     def reducer(self, et: PrimitiveType, op: str) -> str:
         name = self.name(f"red_{op}_")
         t = et.hlo_name
@@ -118,10 +131,12 @@ def _step(b: _Builder) -> None:
     name, et, dims = b.pick()
     kinds = ["unary", "binary", "compare_select", "convert", "broadcast", "transpose", "reverse",
              "slice", "concatenate", "pad", "reshape", "iota", "reduce", "while", "conditional",
-             "dot"]  # fmt: skip
+             "dot", *INDEXING_KINDS]  # fmt: skip
     kind = draw(st.sampled_from(kinds))
     rank = len(dims)
-    if kind == "unary" and et is not P.PRED:
+    if kind in INDEXING_KINDS:
+        INDEXING_KINDS[kind](b, name, et, dims)
+    elif kind == "unary" and et is not P.PRED:
         op = draw(st.sampled_from(FLOAT_UNARY if et.is_float else INT_UNARY))
         b.add(f"{op}({name})", et, dims, op)
     elif kind == "binary" and et is not P.PRED:

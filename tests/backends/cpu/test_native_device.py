@@ -86,3 +86,35 @@ ENTRY e {
     executable.infeed[0].put((np.float32([1, 2]), np.int32(0)))
     with pytest.raises(xlapy.errors.InvalidArgumentError, match="expected data of shape f32"):
         executable()
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.integers(0, 4), min_size=1, max_size=3),
+    st.lists(st.integers(0, 5), min_size=1, max_size=3),
+    st.data(),
+)
+def test_dynamic_reshape_matches_the_interpreter(operand_dims, bounds, data):
+    sizes = [data.draw(st.integers(-1, b + 1)) for b in bounds]
+    shape = f"f32[{','.join(map(str, operand_dims))}]"
+    out = "f32[" + ",".join(f"<={b}" for b in bounds) + "]"
+    params = "\n".join(f"  s{d} = s32[] parameter({d + 1})" for d in range(len(bounds)))
+    names = ", ".join(f"s{d}" for d in range(len(bounds)))
+    text = f"""HloModule d
+ENTRY e {{
+  x = {shape} parameter(0)
+{params}
+  ROOT y = {out} dynamic-reshape(x, {names})
+}}"""
+    x = np.arange(1, 1 + int(np.prod(operand_dims)), dtype=np.float32).reshape(operand_dims)
+    args = [x, *(np.int32(s) for s in sizes)]
+    cpu = xlapy.local_client("cpu").compile(parse_module(text))
+    reference = xlapy.local_client("interpreter").compile(parse_module(text))
+    assert cpu.fallback_ops == []
+    try:
+        want = reference(*args)
+    except xlapy.errors.XlaError as e:
+        with pytest.raises(type(e)):
+            cpu(*args)
+        return
+    np.testing.assert_array_equal(cpu(*args), want)

@@ -14,7 +14,6 @@ from xlapy.errors import XlaError
 from xlapy.hlo import parse_module
 
 _SOURCE = pathlib.Path(__file__).resolve().parent.parent / "interpreter" / "test_collectives.py"
-_NOT_NATIVE = {"send", "send-done", "recv", "recv-done"}  # point to point: not yet native
 
 
 def _execute(backend, options, text, per_device_args):
@@ -35,7 +34,7 @@ def run(text, per_device_args, replicas=1, partitions=1, timeout=10.0):
             raise e from None
         raise AssertionError("the interpreter failed but the CPU backend ran") from e
     executable, got = _execute(CpuBackend(), cpu_options, text, per_device_args)
-    assert set(executable.fallback_ops) <= _NOT_NATIVE, executable.fallback_ops
+    assert executable.fallback_ops == [], executable.fallback_ops
     for g, w in zip(got, want, strict=True):
         if isinstance(w, tuple):
             for a, b in zip(g, w, strict=True):

@@ -53,6 +53,28 @@ class FallbackThunk:
 
 
 @dataclass
+class HostTransferThunk(FallbackThunk):
+    """infeed, outfeed, send and recv: the runtime's queue kernels (shared with the
+    interpreter) on copies of the operands, since a queue may hold a value after the
+    native code has reused its buffer."""
+
+    def run(self, ctx: EvalContext, pointers: Any) -> None:
+        position = [0]
+        operands = [
+            _copy_tree(_read_tree(o.shape, pointers, position, writable=False))
+            for o in self.instruction.operands
+        ]
+        result = KERNELS[self.instruction.opcode](ctx, self.instruction, operands)
+        _write_tree(self.instruction.shape, result, pointers, position)
+
+
+def _copy_tree(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return tuple(_copy_tree(v) for v in value)
+    return np.array(value, copy=True) if isinstance(value, np.ndarray) else value
+
+
+@dataclass
 class HostCallbackThunk:
     """A Python custom-call target, called on the executable's buffers.
 
@@ -225,6 +247,7 @@ __all__ = [
     "CONTEXT_OFFSETS",
     "FallbackThunk",
     "HostCallbackThunk",
+    "HostTransferThunk",
     "RunContext",
     "Run",
     "dispatch_address",

@@ -2,9 +2,13 @@
 
 ``xlapy_parallel_for(task, buffers, n, workers)`` runs ``task(buffers, start,
 stop)`` over ``[0, n)`` split into ``workers`` contiguous chunks: one chunk on
-the calling thread, the others on POSIX threads created for the call (this
-costs tens of microseconds, so the compiler only splits kernels that run far
-longer). Native code runs without the GIL, so the chunks really run in
+the calling thread, the others on a pool of POSIX threads started on first use
+and kept for the process. An idle worker spins briefly on the pool's generation
+counter before it sleeps on a condition variable, so back-to-back kernels
+(softmax's three) start without a wake-up, and a wake-up costs microseconds
+rather than the tens of a thread creation. One caller uses the pool at a time;
+a concurrent caller (replicas running in threads) creates threads for its call
+as before. Native code runs without the GIL, so the chunks really run in
 parallel.
 """
 
@@ -20,9 +24,26 @@ _RUNTIME_IR = r"""
 
 declare i32 @pthread_create(i64*, i8*, i8* (i8*)*, i8*)
 declare i32 @pthread_join(i64, i8**)
+declare i32 @pthread_detach(i64)
+declare i32 @pthread_mutex_lock(i8*)
+declare i32 @pthread_mutex_trylock(i8*)
+declare i32 @pthread_mutex_unlock(i8*)
+declare i32 @pthread_cond_wait(i8*, i8*)
+declare i32 @pthread_cond_broadcast(i8*)
+declare void @llvm.x86.sse2.pause()
 
-define internal i8* @xlapy_worker(i8* %arg) {
-  %t = bitcast i8* %arg to %task*
+; The pool: glibc's mutexes and condition variables are valid when zeroed.
+@pool.busy = internal global [64 x i8] zeroinitializer, align 64
+@pool.lock = internal global [64 x i8] zeroinitializer, align 64
+@pool.work = internal global [64 x i8] zeroinitializer, align 64
+@pool.done = internal global [64 x i8] zeroinitializer, align 64
+@pool.generation = internal global i64 0, align 64
+@pool.active = internal global i64 0
+@pool.pending = internal global i64 0
+@pool.started = internal global i64 0
+@pool.tasks = internal global [64 x %task] zeroinitializer
+
+define internal void @xlapy_run_task(%task* %t) {
   %fp = getelementptr %task, %task* %t, i32 0, i32 0
   %fn = load void (i8**, i64, i64)*, void (i8**, i64, i64)** %fp
   %bp = getelementptr %task, %task* %t, i32 0, i32 1
@@ -32,7 +53,165 @@ define internal i8* @xlapy_worker(i8* %arg) {
   %ep = getelementptr %task, %task* %t, i32 0, i32 3
   %stop = load i64, i64* %ep
   call void %fn(i8** %bufs, i64 %start, i64 %stop)
+  ret void
+}
+
+define internal i8* @xlapy_worker(i8* %arg) {
+  %t = bitcast i8* %arg to %task*
+  call void @xlapy_run_task(%task* %t)
   ret i8* null
+}
+
+; A pool worker: waits for a new generation (spinning briefly first, so that back to
+; back kernels do not pay a wake-up), runs its task if it has one, reports, repeats.
+define internal i8* @xlapy_pool_worker(i8* %arg) {
+entry:
+  %k = ptrtoint i8* %arg to i64
+  %lock = getelementptr [64 x i8], [64 x i8]* @pool.lock, i64 0, i64 0
+  %work = getelementptr [64 x i8], [64 x i8]* @pool.work, i64 0, i64 0
+  %done = getelementptr [64 x i8], [64 x i8]* @pool.done, i64 0, i64 0
+  br label %idle
+idle:
+  %seen = phi i64 [0, %entry], [%now, %finished]
+  br label %spin
+spin:
+  %spins = phi i64 [0, %idle], [%spins1, %spin_more]
+  %g = load atomic i64, i64* @pool.generation acquire, align 8
+  %new = icmp ne i64 %g, %seen
+  br i1 %new, label %wait, label %spin_more
+spin_more:
+  call void @llvm.x86.sse2.pause()
+  %spins1 = add i64 %spins, 1
+  %keep = icmp slt i64 %spins1, 4000
+  br i1 %keep, label %spin, label %wait
+wait:
+  call i32 @pthread_mutex_lock(i8* %lock)
+  br label %check
+check:
+  %g2 = load i64, i64* @pool.generation
+  %same = icmp eq i64 %g2, %seen
+  br i1 %same, label %sleep, label %woken
+sleep:
+  call i32 @pthread_cond_wait(i8* %work, i8* %lock)
+  br label %check
+woken:
+  %active = load i64, i64* @pool.active
+  call i32 @pthread_mutex_unlock(i8* %lock)
+  %mine = icmp slt i64 %k, %active
+  br i1 %mine, label %run, label %finished
+run:
+  %t = getelementptr [64 x %task], [64 x %task]* @pool.tasks, i64 0, i64 %k
+  call void @xlapy_run_task(%task* %t)
+  call i32 @pthread_mutex_lock(i8* %lock)
+  %p = load i64, i64* @pool.pending
+  %p1 = sub i64 %p, 1
+  store i64 %p1, i64* @pool.pending
+  %last = icmp eq i64 %p1, 0
+  br i1 %last, label %signal, label %unlock
+signal:
+  call i32 @pthread_cond_broadcast(i8* %done)
+  br label %unlock
+unlock:
+  call i32 @pthread_mutex_unlock(i8* %lock)
+  br label %finished
+finished:
+  %now = phi i64 [%g2, %woken], [%g2, %unlock]
+  br label %idle
+}
+
+define internal void @xlapy_chunk(%task* %t, void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 %k, i64 %workers) {
+  %lo.num = mul i64 %n, %k
+  %lo = sdiv i64 %lo.num, %workers
+  %k1 = add i64 %k, 1
+  %hi.num = mul i64 %n, %k1
+  %hi = sdiv i64 %hi.num, %workers
+  %f0 = getelementptr %task, %task* %t, i32 0, i32 0
+  store void (i8**, i64, i64)* %fn, void (i8**, i64, i64)** %f0
+  %f1 = getelementptr %task, %task* %t, i32 0, i32 1
+  store i8** %bufs, i8*** %f1
+  %f2 = getelementptr %task, %task* %t, i32 0, i32 2
+  store i64 %lo, i64* %f2
+  %f3 = getelementptr %task, %task* %t, i32 0, i32 3
+  store i64 %hi, i64* %f3
+  ret void
+}
+
+; Run on the pool's workers 1..workers-1 (started on first use) and this thread; false
+; if the pool is in use by another caller or has no threads.
+define internal i1 @xlapy_pool_for(void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 %workers) {
+entry:
+  %busy = getelementptr [64 x i8], [64 x i8]* @pool.busy, i64 0, i64 0
+  %lock = getelementptr [64 x i8], [64 x i8]* @pool.lock, i64 0, i64 0
+  %work = getelementptr [64 x i8], [64 x i8]* @pool.work, i64 0, i64 0
+  %done = getelementptr [64 x i8], [64 x i8]* @pool.done, i64 0, i64 0
+  %taken = call i32 @pthread_mutex_trylock(i8* %busy)
+  %free = icmp eq i32 %taken, 0
+  br i1 %free, label %start, label %refuse
+refuse:
+  ret i1 false
+start:
+  call i32 @pthread_mutex_lock(i8* %lock)
+  %tid = alloca i64
+  br label %grow
+grow:
+  %have = load i64, i64* @pool.started
+  %need = add i64 %have, 1
+  %short = icmp slt i64 %need, %workers
+  br i1 %short, label %create, label %grown
+create:
+  %index = add i64 %have, 1
+  %arg = inttoptr i64 %index to i8*
+  %rc = call i32 @pthread_create(i64* %tid, i8* null, i8* (i8*)* @xlapy_pool_worker, i8* %arg)
+  %ok = icmp eq i32 %rc, 0
+  br i1 %ok, label %created, label %grown
+created:
+  %t = load i64, i64* %tid
+  call i32 @pthread_detach(i64 %t)
+  store i64 %index, i64* @pool.started
+  br label %grow
+grown:
+  %started = load i64, i64* @pool.started
+  %avail = add i64 %started, 1
+  %fewer = icmp slt i64 %avail, %workers
+  %w = select i1 %fewer, i64 %avail, i64 %workers
+  %alone = icmp sle i64 %w, 1
+  br i1 %alone, label %give_up, label %fill
+give_up:
+  call i32 @pthread_mutex_unlock(i8* %lock)
+  call i32 @pthread_mutex_unlock(i8* %busy)
+  ret i1 false
+fill:
+  %k = phi i64 [1, %grown], [%k1, %fill]
+  %tk = getelementptr [64 x %task], [64 x %task]* @pool.tasks, i64 0, i64 %k
+  call void @xlapy_chunk(%task* %tk, void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 %k, i64 %w)
+  %k1 = add i64 %k, 1
+  %more = icmp slt i64 %k1, %w
+  br i1 %more, label %fill, label %publish
+publish:
+  store i64 %w, i64* @pool.active
+  %others = sub i64 %w, 1
+  store i64 %others, i64* @pool.pending
+  %g = load i64, i64* @pool.generation
+  %g1 = add i64 %g, 1
+  store atomic i64 %g1, i64* @pool.generation release, align 8
+  call i32 @pthread_cond_broadcast(i8* %work)
+  call i32 @pthread_mutex_unlock(i8* %lock)
+  %own = alloca %task
+  call void @xlapy_chunk(%task* %own, void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 0, i64 %w)
+  call void @xlapy_run_task(%task* %own)
+  call i32 @pthread_mutex_lock(i8* %lock)
+  br label %await
+await:
+  %left = load i64, i64* @pool.pending
+  %all = icmp eq i64 %left, 0
+  br i1 %all, label %finish, label %nap
+nap:
+  call i32 @pthread_cond_wait(i8* %done, i8* %lock)
+  br label %await
+finish:
+  call i32 @pthread_mutex_unlock(i8* %lock)
+  call i32 @pthread_mutex_unlock(i8* %busy)
+  ret i1 true
 }
 
 define void @xlapy_parallel_for(void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 %workers_in) {
@@ -42,10 +221,13 @@ entry:
   %toomany = icmp sgt i64 %w0, 64
   %workers = select i1 %toomany, i64 64, i64 %w0
   %single = icmp sle i64 %workers, 1
-  br i1 %single, label %inline, label %split
+  br i1 %single, label %inline, label %pool
 inline:
   call void %fn(i8** %bufs, i64 0, i64 %n)
   ret void
+pool:
+  %pooled = call i1 @xlapy_pool_for(void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 %workers)
+  br i1 %pooled, label %done, label %split
 split:
   %tasks = alloca %task, i64 64
   %threads = alloca i64, i64 64
@@ -53,20 +235,9 @@ split:
   br label %spawn
 spawn:
   %k = phi i64 [1, %split], [%k1, %spawned]
-  %lo.num = mul i64 %n, %k
-  %lo = sdiv i64 %lo.num, %workers
   %k1 = add i64 %k, 1
-  %hi.num = mul i64 %n, %k1
-  %hi = sdiv i64 %hi.num, %workers
   %t = getelementptr %task, %task* %tasks, i64 %k
-  %f0 = getelementptr %task, %task* %t, i32 0, i32 0
-  store void (i8**, i64, i64)* %fn, void (i8**, i64, i64)** %f0
-  %f1 = getelementptr %task, %task* %t, i32 0, i32 1
-  store i8** %bufs, i8*** %f1
-  %f2 = getelementptr %task, %task* %t, i32 0, i32 2
-  store i64 %lo, i64* %f2
-  %f3 = getelementptr %task, %task* %t, i32 0, i32 3
-  store i64 %hi, i64* %f3
+  call void @xlapy_chunk(%task* %t, void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 %k, i64 %workers)
   %th = getelementptr i64, i64* %threads, i64 %k
   %arg = bitcast %task* %t to i8*
   %rc = call i32 @pthread_create(i64* %th, i8* null, i8* (i8*)* @xlapy_worker, i8* %arg)
@@ -75,15 +246,15 @@ spawn:
   store i1 %ok, i1* %cr
   br i1 %ok, label %spawned, label %run_here
 run_here:
-  call void %fn(i8** %bufs, i64 %lo, i64 %hi)
+  call void @xlapy_run_task(%task* %t)
   br label %spawned
 spawned:
   %more = icmp slt i64 %k1, %workers
   br i1 %more, label %spawn, label %first
 first:
-  %first.hi.num = mul i64 %n, 1
-  %first.hi = sdiv i64 %first.hi.num, %workers
-  call void %fn(i8** %bufs, i64 0, i64 %first.hi)
+  %t0 = getelementptr %task, %task* %tasks, i64 0
+  call void @xlapy_chunk(%task* %t0, void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 0, i64 %workers)
+  call void @xlapy_run_task(%task* %t0)
   br label %join
 join:
   %j = phi i64 [1, %first], [%j1, %joined]
