@@ -25,8 +25,8 @@ from ...hlo.instruction import HloInstruction
 from ...hlo.opcode import HloOpcode
 from .buffers import Slot
 from .codegen import FunctionEmitter, thunk_emitter
-from .fallback import CONTEXT_OFFSETS, FallbackThunk, HostTransferThunk, emit_host_call
 from .emit_loops import PARALLEL_MIN_ELEMENTS, Kernel
+from .fallback import CONTEXT_OFFSETS, FallbackThunk, HostTransferThunk, emit_host_call
 from .ir_support import for_range, i64, typed_pointer
 from .llvm_types import I32, I64, NotEmittable, llvm_type
 
