@@ -293,6 +293,28 @@ def bitcast_convert(b: Any, name: str, et: PrimitiveType, dims: Dims) -> bool:
     return True
 
 
+def row_normalize(b: Any, name: str, et: PrimitiveType, dims: Dims) -> bool:
+    """``x op broadcast(reduce(x) over the trailing dimensions)``, twice, as softmax and
+    layer norm do: the chains the CPU backend runs row block by row block."""
+    if len(dims) < 2 or et is P.PRED or et in (P.F16, P.BF16):
+        return False
+    value = name
+    for _ in range(b.draw(st.integers(1, 2))):
+        trailing = list(range(1, len(dims)))
+        op = b.draw(st.sampled_from(["maximum", "add"] if et.is_float else ["maximum", "minimum"]))
+        init = b.constant(et, 0)
+        reduced = b.add(
+            f"reduce({value}, {init}), dimensions={_ints(trailing)}, to_apply={b.reducer(et, op)}",
+            et,
+            dims[:1],
+            "reduce",
+        )
+        spread = b.add(f"broadcast({reduced}), dimensions={{0}}", et, dims, "broadcast")
+        combine = b.draw(st.sampled_from(["subtract", "maximum", "add"]))
+        value = b.add(f"{combine}({value}, {spread})", et, dims, combine)
+    return True
+
+
 KINDS: dict[str, Callable[[Any, str, PrimitiveType, Dims], bool]] = {
     "gather": gather,
     "scatter": scatter,
@@ -303,4 +325,5 @@ KINDS: dict[str, Callable[[Any, str, PrimitiveType, Dims], bool]] = {
     "select_and_scatter": select_and_scatter,
     "convolution": convolution,
     "bitcast_convert": bitcast_convert,
+    "row_normalize": row_normalize,
 }

@@ -58,9 +58,12 @@ def test_ew_chain_is_one_fused_loop():
 
 
 @pytest.mark.parametrize("name", ["softmax", "layer_norm"])
-def test_softmax_and_layer_norm_take_at_most_three_kernels(name):
+def test_softmax_and_layer_norm_take_at_most_three_kernels_run_by_row_blocks(name):
     _, executable = compiled(name)
     assert kernels(executable) <= 3
+    full_size = xlapy.local_client("cpu").compile(BY_NAME[name](1).build())
+    assert kernels(full_size) <= 3
+    assert full_size._executable.row_groups == 1  # the kernels run row block by row block
 
 
 def test_mlp_bias_add_and_relu_fuse():

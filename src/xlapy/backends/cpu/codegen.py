@@ -79,6 +79,7 @@ class ModuleEmitter:
         self.fallback_ops: set[str] = set()
         self.host_callbacks: set[str] = set()  # Python custom-call targets
         self.kernel_count = 0
+        self.row_groups = 0  # runs of kernels executed row block by row block
         self.arena_size = 0
         self.buffers: dict[int, ComputationBuffers] = {}
         self._functions: dict[int, ir.Function] = {}
@@ -204,6 +205,8 @@ class FunctionEmitter:
         self.computation = computation
         self.function = function
         self.ctx, self.args, self.results, self.arena_base = function.args
+        self.recording: list | None = None  # kernel calls deferred by a row group
+        self.row_mode: int | None = None
         for arg in (self.args, self.results, self.arena_base):
             arg.add_attribute("noalias")
         entry = function.append_basic_block("entry")
@@ -269,6 +272,9 @@ class FunctionEmitter:
         self, kernel: ir.Function, pointers: list[ir.Value], n: int, parallel: bool
     ) -> None:
         """Run ``kernel`` over ``[0, n)``, split across cores when ``parallel``."""
+        if self.recording is not None:  # a row group calls it later (row_groups)
+            self.recording.append((kernel, pointers, n, parallel))
+            return
         table = pointer_table(self.b, pointers)
         if parallel:
             from .runtime_ir import worker_count
@@ -279,14 +285,25 @@ class FunctionEmitter:
 
     # -- emission --------------------------------------------------------------------------
     def emit(self) -> None:
-        for instruction in self.buffers.schedule:
-            self.emit_instruction(instruction)
+        from .row_groups import emit_row_group, find_row_groups
+
+        schedule = self.buffers.schedule
+        groups = find_row_groups(self, schedule)
+        k = 0
+        while k < len(schedule):
+            if k in groups:
+                end, rows = groups[k]
+                emit_row_group(self, schedule[k:end], rows)
+                k = end
+            else:
+                self.emit_instruction(schedule[k])
+                k += 1
         for slot, leaf in self.buffers.root_copies:
             destination = self._cached_load(self._result_pointers, self.results, leaf)
             self.m.memcpy(self.b, destination, self.pointer(slot), slot.byte_size)
         self.b.ret(I32(0))
 
-    def emit_instruction(self, instruction: HloInstruction) -> None:
+    def emit_instruction(self, instruction: HloInstruction, allow_fallback: bool = True) -> None:
         from . import emit_loops, fallback
 
         op = instruction.opcode
@@ -300,6 +317,8 @@ class FunctionEmitter:
                 raise NotEmittable(f"no native emitter for {op.value}")
             self.m.native_ops.add(op.value)
         except NotEmittable as reason:
+            if not allow_fallback:
+                raise
             fallback.emit_fallback(self, instruction, str(reason))
 
 

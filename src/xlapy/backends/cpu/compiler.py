@@ -116,6 +116,7 @@ def compile_program(module: HloModule, options: CpuOptions) -> CompiledProgram:
         fallback_ops=sorted(emitter.fallback_ops),
         host_callbacks=sorted(emitter.host_callbacks),
         kernel_count=emitter.kernel_count,
+        row_groups=emitter.row_groups,
         donated=dict(emitter.buffers[id(optimized.entry)].donated),
         keep_alive=emitter.keep_alive,
         declared=declared,

@@ -55,6 +55,8 @@ class Kernel:
             if k not in aliased:
                 arg.add_attribute("noalias")
         self.buffers = list(self.body.args[:n_buffers])
+        # Set while a row group is emitted: iterate over rows of this many (row_groups).
+        self.rows: int | None = getattr(fe, "row_mode", None)
         self.start, self.stop = self.body.args[n_buffers:]
         self.b = ir.IRBuilder(self.body.append_basic_block("entry"))
 
@@ -245,6 +247,8 @@ def _emit_elementwise_loop(
         return 1, False
     if linear or len(dims) == 1:
         block = FLAT_BLOCK if parallel else count
+        if kernel.rows == dims[0]:
+            block = count // dims[0]  # one iteration per row (row_groups)
         n = -(-count // block)
         first = b.mul(kernel.start, i64(block))
         last = b.mul(kernel.stop, i64(block))

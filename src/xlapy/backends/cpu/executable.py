@@ -87,6 +87,7 @@ class CompiledProgram:
     fallback_ops: list[str]
     host_callbacks: list[str]  # Python custom-call targets the native code calls
     kernel_count: int
+    row_groups: int
     keep_alive: list
     declared: ProgramShape  # the entry's signature with the caller's layouts
     donated: dict[int, int] = field(default_factory=dict)  # result leaf -> parameter leaf
@@ -162,6 +163,11 @@ class CpuExecutable:
     @property
     def kernel_count(self) -> int:
         return self.program.kernel_count
+
+    @property
+    def row_groups(self) -> int:
+        """Runs of kernels executed row block by row block (``row_groups``)."""
+        return self.program.row_groups
 
     # -- memory ----------------------------------------------------------------------------
     def _new_arena(self) -> np.ndarray:
