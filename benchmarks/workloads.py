@@ -24,7 +24,11 @@ import numpy as np
 import xlapy
 from xlapy import computations, ops
 from xlapy.builder import XlaBuilder, XlaComputation, XlaOp
-from xlapy.xla_data import ConvolutionDimensionNumbers, GatherDimensionNumbers
+from xlapy.xla_data import (
+    ConvolutionDimensionNumbers,
+    GatherDimensionNumbers,
+    ScatterDimensionNumbers,
+)
 
 F32 = xlapy.F32
 S32 = xlapy.S32
@@ -552,6 +556,81 @@ def gather(scale: int = 1) -> Workload:
     )
 
 
+def scatter_add(scale: int = 1) -> Workload:
+    """An embedding gradient: rows of updates added into a table at random (repeated) rows."""
+    rows, width, picks = 100_000 // scale, 128, 65536 // scale
+    rng = _rng()
+    table = rng.standard_normal((rows, width), dtype=np.float32)
+    idx = rng.integers(0, rows, (picks, 1)).astype(np.int32)
+    updates = rng.standard_normal((picks, width), dtype=np.float32)
+    dnums = ScatterDimensionNumbers(
+        update_window_dims=(1,),
+        inserted_window_dims=(0,),
+        scatter_dims_to_operand_dims=(0,),
+        index_vector_dim=1,
+    )
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("scatter_add")
+        tp, ip, up = _params(
+            bld, ("f32", [rows, width]), ("s32", [picks, 1]), ("f32", [picks, width])
+        )
+        return bld.build(ops.Scatter(tp, ip, up, _add(), dnums))
+
+    def np_scatter_add(t: np.ndarray, i: np.ndarray, u: np.ndarray) -> np.ndarray:
+        out = t.copy()
+        np.add.at(out, i[:, 0], u)
+        return out
+
+    def jax_scatter_add(t: Any, i: Any, u: Any) -> Any:
+        return t.at[i[:, 0]].add(u)
+
+    return Workload(
+        "scatter_add",
+        build,
+        (table, idx, updates),
+        np_scatter_add,
+        jax_scatter_add,
+        bytes_read=4 * rows * width + 4 * picks * (2 * width + 1),
+        bytes_written=4 * rows * width,
+        flops=picks * width,
+        bound="memory",
+        rtol=1e-5,
+        atol=1e-5,
+        description=f"{picks} rows added at random rows of f32[{rows},{width}]",
+    )
+
+
+def sort_rows(scale: int = 1) -> Workload:
+    rows, cols = 512 // scale, 4096
+    x = _rng().standard_normal((rows, cols), dtype=np.float32)
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("sort")
+        (xp,) = _params(bld, ("f32", [rows, cols]))
+        return bld.build(ops.Sort(xp, dimension=1))
+
+    def jax_sort(x: Any) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.sort(x, axis=1)
+
+    return Workload(
+        "sort",
+        build,
+        (x,),
+        lambda x: np.sort(x, axis=1),
+        jax_sort,
+        bytes_read=4 * rows * cols,
+        bytes_written=4 * rows * cols,
+        flops=0,  # comparisons, not floating-point work
+        bound="latency",
+        rtol=0,
+        atol=0,
+        description=f"sort each row of f32[{rows},{cols}]",
+    )
+
+
 WORKLOADS: dict[str, Callable[[int], Workload]] = {
     "ew_chain": ew_chain,
     "axpy": axpy,
@@ -566,6 +645,8 @@ WORKLOADS: dict[str, Callable[[int], Workload]] = {
     "transpose": transpose,
     "conv2d": conv2d,
     "gather": gather,
+    "scatter_add": scatter_add,
+    "sort": sort_rows,
 }
 """Name -> maker, in report order; a maker takes ``scale`` (1 = the issue's sizes). Keyed by
 name so that ``--filter`` creates only the inputs it runs."""
