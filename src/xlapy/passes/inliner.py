@@ -10,7 +10,9 @@ site (so callees shared by several calls stay correct; the callee goes once
 dead code elimination sees it unused). Control edges of the call carry over:
 its predecessors precede every inlined instruction, its successors follow them.
 Fusions inside the callee get their own copy of the fused computation. Calls
-to another execution thread are left alone.
+to another execution thread are left alone. ``Defuser`` inlines fusions the
+same way: a module optimized elsewhere (XLA's fusions, with dots inside output
+fusions) is re-fused by this backend's own passes.
 
 ``MapInliner`` rewrites ``map(xs..., to_apply=f)`` when ``f`` is a scalar
 elementwise computation (parameters, scalar constants and elementwise ops, no
@@ -91,7 +93,7 @@ def inline_call(call: HloInstruction) -> HloInstruction | None:
     (None, and nothing changed, for a call with control edges whose callee computes
     nothing to hang them on)."""
     caller: HloComputation = call.parent
-    callee: HloComputation = call.to_apply
+    callee: HloComputation = call.to_apply or call.fused_computation
     if has_control_edges(call) and callee.root.opcode is Op.PARAMETER:
         return None
     root, created = clone_body(callee, caller, list(call.operands))
@@ -141,6 +143,40 @@ class CallInliner(HloPass):
                     i
                     for i in computation.instructions
                     if id(i) not in before and _inlinable_call(i)
+                )
+        return changed
+
+
+class Defuser(HloPass):
+    """Inlines the fusions a module arrives with (XLA's optimized HLO), so that this
+    backend's own passes simplify across them and fuse what its emitters can run."""
+
+    name = "defuser"
+
+    def run(self, module: HloModule) -> bool:
+        changed = False
+        fused = {
+            id(i.fused_computation)
+            for c in module.computations
+            for i in c.instructions
+            if i.opcode is Op.FUSION and i.fused_computation is not None
+        }
+        for computation in list(module.computations):
+            if id(computation) in fused:
+                continue
+            pending = [i for i in computation.instructions if i.opcode is Op.FUSION]
+            while pending:
+                fusion = pending.pop()
+                if fusion.parent is not computation:
+                    continue
+                before = set(map(id, computation.instructions))
+                if inline_call(fusion) is None:
+                    continue
+                changed = True
+                pending.extend(
+                    i
+                    for i in computation.instructions
+                    if id(i) not in before and i.opcode is Op.FUSION
                 )
         return changed
 

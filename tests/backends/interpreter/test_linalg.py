@@ -12,11 +12,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 import scipy.linalg
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 
 from xlapy.backends.interpreter import run
 from xlapy.backends.interpreter.kernels import linalg  # noqa: F401  (registers the kernels)
+from xlapy.errors import InternalError
 from xlapy.hlo import parse_module
 from xlapy.shape_inference import infer_instruction_shape
 
@@ -587,7 +588,13 @@ ENTRY e {
 
 def compare_with_xla(xla, text, args, t):
     ours = run(text, *args)
-    theirs = xla(text, list(args))
+    try:
+        theirs = xla(text, list(args))
+    except InternalError as e:
+        if "UNIMPLEMENTED" not in str(e):
+            raise
+        # XLA:CPU itself cannot run this form (e.g. a bf16 x bf16 -> f32 batch dot): no oracle.
+        reject()
     ours = list(ours) if isinstance(ours, tuple) else [ours]
     for actual, expected in zip(ours, theirs, strict=True):
         same_nans = np.array_equal(

@@ -54,9 +54,12 @@ def cpu_pipeline(options: Any) -> PassPipeline:
             dump_dir=getattr(options, "dump_dir", None),
         ),
     )
+    pipeline.add(*_optional("inliner", "Defuser"))
     pipeline.add(*_optional("expanders", "AsyncUnwrapper"))
     pipeline.add(*_optional("expanders", "OptimizationBarrierRemover"))
     pipeline.add(*_optional("expanders", "TopkDecomposer"))
+    pipeline.add(*_optional("expanders_ragged", "RaggedDotExpander"))
+    pipeline.add(*_optional("expanders_ragged", "ScaledDotExpander"))
     pipeline.add(*_optional("inliner", "CallInliner"), *_optional("inliner", "MapInliner"))
     simplify = [
         *_optional("algebraic_simplifier", "AlgebraicSimplifier"),
