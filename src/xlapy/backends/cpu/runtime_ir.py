@@ -41,7 +41,8 @@ declare void @llvm.x86.sse2.pause()
 @pool.active = internal global i64 0
 @pool.pending = internal global i64 0
 @pool.started = internal global i64 0
-@pool.tasks = internal global [64 x %task] zeroinitializer
+@pool.job = internal global %task zeroinitializer   ; fn, buffers, n, chunks
+@pool.next = internal global i64 0, align 64           ; the next chunk to take
 
 define internal void @xlapy_run_task(%task* %t) {
   %fp = getelementptr %task, %task* %t, i32 0, i32 0
@@ -100,8 +101,7 @@ woken:
   %mine = icmp slt i64 %k, %active
   br i1 %mine, label %run, label %finished
 run:
-  %t = getelementptr [64 x %task], [64 x %task]* @pool.tasks, i64 0, i64 %k
-  call void @xlapy_run_task(%task* %t)
+  call void @xlapy_take_chunks()
   call i32 @pthread_mutex_lock(i8* %lock)
   %p = load i64, i64* @pool.pending
   %p1 = sub i64 %p, 1
@@ -117,6 +117,36 @@ unlock:
 finished:
   %now = phi i64 [%g2, %woken], [%g2, %unlock]
   br label %idle
+}
+
+; Take chunks of the pool's job until none is left: chunk c is
+; [n * c / chunks, n * (c + 1) / chunks). Threads that run ahead take more chunks,
+; so a core slowed by other work holds up a chunk, not a fixed share.
+define internal void @xlapy_take_chunks() {
+entry:
+  %fp = getelementptr %task, %task* @pool.job, i32 0, i32 0
+  %fn = load void (i8**, i64, i64)*, void (i8**, i64, i64)** %fp
+  %bp = getelementptr %task, %task* @pool.job, i32 0, i32 1
+  %bufs = load i8**, i8*** %bp
+  %np = getelementptr %task, %task* @pool.job, i32 0, i32 2
+  %n = load i64, i64* %np
+  %cp = getelementptr %task, %task* @pool.job, i32 0, i32 3
+  %chunks = load i64, i64* %cp
+  br label %take
+take:
+  %c = atomicrmw add i64* @pool.next, i64 1 monotonic
+  %left = icmp slt i64 %c, %chunks
+  br i1 %left, label %work, label %done
+work:
+  %lo.num = mul i64 %n, %c
+  %lo = sdiv i64 %lo.num, %chunks
+  %c1 = add i64 %c, 1
+  %hi.num = mul i64 %n, %c1
+  %hi = sdiv i64 %hi.num, %chunks
+  call void %fn(i8** %bufs, i64 %lo, i64 %hi)
+  br label %take
+done:
+  ret void
 }
 
 define internal void @xlapy_chunk(%task* %t, void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 %k, i64 %workers) {
@@ -181,12 +211,21 @@ give_up:
   call i32 @pthread_mutex_unlock(i8* %busy)
   ret i1 false
 fill:
-  %k = phi i64 [1, %grown], [%k1, %fill]
-  %tk = getelementptr [64 x %task], [64 x %task]* @pool.tasks, i64 0, i64 %k
-  call void @xlapy_chunk(%task* %tk, void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 %k, i64 %w)
-  %k1 = add i64 %k, 1
-  %more = icmp slt i64 %k1, %w
-  br i1 %more, label %fill, label %publish
+  ; About four chunks per thread: enough to even out a slow core, few enough that a
+  ; chunk is still long.
+  %per = mul i64 %w, 4
+  %small = icmp slt i64 %n, %per
+  %chunks = select i1 %small, i64 %n, i64 %per
+  %jf = getelementptr %task, %task* @pool.job, i32 0, i32 0
+  store void (i8**, i64, i64)* %fn, void (i8**, i64, i64)** %jf
+  %jb = getelementptr %task, %task* @pool.job, i32 0, i32 1
+  store i8** %bufs, i8*** %jb
+  %jn = getelementptr %task, %task* @pool.job, i32 0, i32 2
+  store i64 %n, i64* %jn
+  %jc = getelementptr %task, %task* @pool.job, i32 0, i32 3
+  store i64 %chunks, i64* %jc
+  store i64 0, i64* @pool.next
+  br label %publish
 publish:
   store i64 %w, i64* @pool.active
   %others = sub i64 %w, 1
@@ -196,9 +235,7 @@ publish:
   store atomic i64 %g1, i64* @pool.generation release, align 8
   call i32 @pthread_cond_broadcast(i8* %work)
   call i32 @pthread_mutex_unlock(i8* %lock)
-  %own = alloca %task
-  call void @xlapy_chunk(%task* %own, void (i8**, i64, i64)* %fn, i8** %bufs, i64 %n, i64 0, i64 %w)
-  call void @xlapy_run_task(%task* %own)
+  call void @xlapy_take_chunks()
   call i32 @pthread_mutex_lock(i8* %lock)
   br label %await
 await:
