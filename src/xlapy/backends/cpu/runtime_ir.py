@@ -1,14 +1,16 @@
 """The native runtime every executable links against, compiled once per process.
 
 ``xlapy_parallel_for(task, buffers, n, workers)`` runs ``task(buffers, start,
-stop)`` over ``[0, n)`` split into ``workers`` contiguous chunks: one chunk on
-the calling thread, the others on a pool of POSIX threads started on first use
-and kept for the process. An idle worker spins briefly on the pool's generation
+stop)`` over ``[0, n)`` on the calling thread and a pool of POSIX threads
+started on first use and kept for the process. The range is cut into about
+four contiguous chunks per thread, which the threads take one at a time from an
+atomic counter, so a core that other work slows down holds up one chunk rather
+than a fixed share. An idle worker spins briefly on the pool's generation
 counter before it sleeps on a condition variable, so back-to-back kernels
 (softmax's three) start without a wake-up, and a wake-up costs microseconds
 rather than the tens of a thread creation. One caller uses the pool at a time;
-a concurrent caller (replicas running in threads) creates threads for its call
-as before. Native code runs without the GIL, so the chunks really run in
+a concurrent caller (replicas running in threads) creates threads for its call,
+one contiguous chunk each. Native code runs without the GIL, so the chunks really run in
 parallel.
 """
 
