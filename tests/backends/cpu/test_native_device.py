@@ -118,3 +118,29 @@ ENTRY e {{
             cpu(*args)
         return
     np.testing.assert_array_equal(cpu(*args), want)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.integers(0, 2**64 - 1), min_size=1, max_size=3), st.integers(0, 2**64 - 1))
+def test_rng_state_advances_natively_and_is_shared_with_rng(deltas, seed):
+    lines = [
+        f"  s{k} = u64[2] rng-get-and-update-state(), delta={d}" for k, d in enumerate(deltas)
+    ]
+    names = ", ".join(f"s{k}" for k in range(len(deltas)))
+    shapes = ", ".join("u64[2]" for _ in deltas)
+    text = f"""HloModule r
+ENTRY e {{
+{chr(10).join(lines)}
+  lo = f32[] constant(0)
+  hi = f32[] constant(1)
+  u = f32[5] rng(lo, hi), distribution=rng_uniform
+  ROOT t = ({shapes}, f32[5]) tuple({names}, u)
+}}"""
+    options = xlapy.CompileOptions(backend_options={"rng_seed": seed})
+    cpu = xlapy.local_client("cpu").compile(parse_module(text), options)
+    reference = xlapy.local_client("interpreter").compile(parse_module(text), options)
+    assert "rng-get-and-update-state" not in cpu.fallback_ops
+    for _ in range(2):  # the counter persists across calls
+        got, want = cpu(), reference()
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)

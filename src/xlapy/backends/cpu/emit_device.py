@@ -28,9 +28,10 @@ from .codegen import FunctionEmitter, thunk_emitter
 from .emit_loops import PARALLEL_MIN_ELEMENTS, Kernel
 from .fallback import CONTEXT_OFFSETS, FallbackThunk, HostTransferThunk, emit_host_call
 from .ir_support import for_range, i64, typed_pointer
-from .llvm_types import I32, I64, NotEmittable, llvm_type
+from .llvm_types import I8_PTR, I32, I64, NotEmittable, llvm_type
 
 Op = HloOpcode
+I128 = ir.IntType(128)
 
 
 def _scalar_out(fe: FunctionEmitter, instruction: HloInstruction) -> ir.Value:
@@ -59,6 +60,21 @@ thunk_emitter(Op.PARTITION_ID)(_device_field("partition_id"))
 def _host_transfer(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     fe.m.host_callbacks.add(instruction.opcode.value)
     emit_host_call(fe, instruction, HostTransferThunk(instruction, "host transfer"))
+
+
+@thunk_emitter(Op.RNG_GET_AND_UPDATE_STATE)
+def _rng_get_and_update_state(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    """The device's 128-bit counter (as u64[2], low word first), then advanced by delta."""
+    out = fe.value(instruction)
+    if not isinstance(out, Slot) or instruction.shape.dimensions != (2,):
+        raise NotEmittable(f"rng-get-and-update-state of shape {instruction.shape}")
+    b = fe.b
+    slot = b.gep(fe.ctx, [i64(CONTEXT_OFFSETS["rng_state"])])
+    words = b.bitcast(b.load(b.bitcast(slot, I8_PTR.as_pointer())), I128.as_pointer())
+    old = b.load(words, align=8)
+    delta = int(instruction.attribute("delta", 0)) & ((1 << 128) - 1)
+    b.store(b.add(old, ir.Constant(I128, delta)), words, align=8)
+    b.store(old, b.bitcast(fe.pointer(out), I128.as_pointer()), align=8)
 
 
 @thunk_emitter(Op.GET_DIMENSION_SIZE)

@@ -102,7 +102,7 @@ class CpuExecutable:
         self.options = options
         self.num_devices = options.num_replicas * options.num_partitions
         self.feeds = [FeedQueues() for _ in range(self.num_devices)]
-        self._rng_states = [[options.rng_seed] for _ in range(self.num_devices)]
+        self._rng_states = [fallback.RngCell(options.rng_seed) for _ in range(self.num_devices)]
         code = program.code
         self._entry = code.cfunction(
             program.entry_name,
@@ -123,7 +123,7 @@ class CpuExecutable:
         self._pool: list[np.ndarray | None] = [None] * len(self._result_leaves)
         self._run = fallback.Run(program.thunks, EvalContext(self._device_context(0, None)))
         self._run_key = fallback.register_run(self._run) if program.thunks else 0
-        self._context = fallback.RunContext(self._run_key, 0, 0)
+        self._context = fallback.RunContext(self._run_key, 0, 0, self._rng_states[0].address)
         self._context_address = ctypes.addressof(self._context)
         self._fast = None
         if program.fast_name is not None and self.num_devices == 1:
@@ -294,7 +294,9 @@ class CpuExecutable:
             )
             key = fallback.register_run(run_state)
             partitions = self.options.num_partitions
-            context = fallback.RunContext(key, index // partitions, index % partitions)
+            context = fallback.RunContext(
+                key, index // partitions, index % partitions, self._rng_states[index].address
+            )
             try:
                 return self._execute_on(arguments[index], context, run_state, self._new_arena())
             finally:

@@ -195,13 +195,40 @@ class Run:
 
 class RunContext(ctypes.Structure):
     """What the native code's ``ctx`` argument points to: the run's key (for the calls
-    into Python) and the device it runs as (for replica-id and partition-id)."""
+    into Python), the device it runs as (for replica-id and partition-id) and its RNG
+    state (an :class:`RngCell`'s two words)."""
 
     _fields_ = [
         ("key", ctypes.c_int64),
         ("replica_id", ctypes.c_int64),
         ("partition_id", ctypes.c_int64),
+        ("rng_state", ctypes.c_void_p),
     ]
+
+
+class RngCell:
+    """A device's 128-bit RNG counter in native memory (low word first), seen by the
+    interpreter's kernels as the one-element list they keep it in (``cell[0]``), so
+    native code and fallback kernels advance the same counter."""
+
+    def __init__(self, seed: int) -> None:
+        self.words = (ctypes.c_uint64 * 2)()
+        self[0] = seed
+
+    def __getitem__(self, index: int) -> int:
+        if index != 0:
+            raise IndexError(index)
+        return int(self.words[0]) | (int(self.words[1]) << 64)
+
+    def __setitem__(self, index: int, value: int) -> None:
+        if index != 0:
+            raise IndexError(index)
+        value &= (1 << 128) - 1
+        self.words[0], self.words[1] = value & ((1 << 64) - 1), value >> 64
+
+    @property
+    def address(self) -> int:
+        return ctypes.addressof(self.words)
 
 
 # Byte offsets of RunContext's fields, for the native code that reads them.
@@ -248,6 +275,7 @@ __all__ = [
     "FallbackThunk",
     "HostCallbackThunk",
     "HostTransferThunk",
+    "RngCell",
     "RunContext",
     "Run",
     "dispatch_address",
