@@ -60,6 +60,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("expanders", "TopkDecomposer"))
     pipeline.add(*_optional("expanders_ragged", "RaggedDotExpander"))
     pipeline.add(*_optional("expanders_ragged", "ScaledDotExpander"))
+    pipeline.add(*_optional("expanders_rng", "RngExpander"))
     pipeline.add(*_optional("inliner", "CallInliner"), *_optional("inliner", "MapInliner"))
     simplify = [
         *_optional("algebraic_simplifier", "AlgebraicSimplifier"),
