@@ -307,7 +307,8 @@ def _uniform_int(bits: np.ndarray, width: int, a: int, b: int) -> np.ndarray:
     u = bits.astype(np.uint64)
     dist = u % np.uint64(span) if span else u  # XLA's remainder by zero is the dividend
     half = dist >> np.uint64(1)
-    return (np.uint64(a & mask) + half + (dist - half)) & np.uint64(mask)
+    with np.errstate(over="ignore"):  # unsigned wrap-around is the arithmetic here
+        return (np.uint64(a & mask) + half + (dist - half)) & np.uint64(mask)
 
 
 def _standard_normal(
