@@ -30,10 +30,17 @@ clean-venv:
 # the expected news (exit 1); any other exit status means the runner itself broke.
 CONFORMANCE_DATA ?= ../shared/conformance/stablehlo
 CONFORMANCE_ARGS ?=
-.PHONY: conformance
+.PHONY: conformance conformance-cpu
 conformance: $(STAMP)
 	$(PY) -m xlapy.conformance $(CONFORMANCE_DATA)/testdata $(CONFORMANCE_DATA)/interpret \
 		--markdown docs/conformance.md $(CONFORMANCE_ARGS) || test $$? -eq 1
+
+# The same cases compiled by the CPU backend (constant folding off, so native code computes
+# them); the table, with the ops that still ran through interpreter kernels, goes to
+# docs/conformance_cpu.md.
+conformance-cpu: $(STAMP)
+	$(PY) -m xlapy.conformance $(CONFORMANCE_DATA)/testdata $(CONFORMANCE_DATA)/interpret \
+		--backend cpu --markdown docs/conformance_cpu.md $(CONFORMANCE_ARGS) || test $$? -eq 1
 
 # Benchmarks (not part of `make test`): xlapy CPU vs numpy vs JAX in one run; writes
 # benchmarks/RESULTS.md and benchmarks/results.json. BENCH_ARGS=--quick for a short run,
