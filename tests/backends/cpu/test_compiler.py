@@ -141,3 +141,31 @@ def test_compile_cache_returns_the_same_program():
     a = client.compile(parse_module(text))
     b = client.compile(parse_module(text))
     assert a._executable.program is b._executable.program
+
+
+def test_disabled_passes_are_left_out_and_checked():
+    text = """HloModule a
+ENTRY e {
+  x = f32[2] parameter(0)
+  c = f32[2] constant({1,2})
+  ROOT y = f32[2] add(c, c)
+}"""
+
+    def compile_with(disabled):
+        options = xlapy.CompileOptions(backend_options={"disabled_passes": disabled})
+        return xlapy.local_client("cpu").compile(parse_module(text), options)
+
+    folded = xlapy.local_client("cpu").compile(parse_module(text))
+    assert [i.opcode for i in folded.hlo_module_after_optimizations.entry.instructions] == [
+        HloOpcode.PARAMETER,
+        HloOpcode.CONSTANT,
+    ]
+    for disabled in ("constant-folding", {"constant-folding", "cse"}):
+        unfolded = compile_with(disabled)
+        ops = {i.opcode for i in unfolded.hlo_module_after_optimizations.entry.instructions}
+        assert HloOpcode.ADD in ops
+        np.testing.assert_array_equal(unfolded(np.zeros(2, np.float32)), [2, 4])
+    with pytest.raises(xlapy.errors.InvalidArgumentError, match="no pass of the CPU pipeline"):
+        compile_with({"constant-foldin"})
+    with pytest.raises(xlapy.errors.InvalidArgumentError, match="cannot be disabled"):
+        compile_with({"layout-normalization"})

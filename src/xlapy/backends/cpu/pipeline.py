@@ -82,10 +82,14 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("multi_output_fusion", "ReduceEpilogueFusion", can_emit_fused))
     pipeline.add(*_optional("multi_output_fusion", "MultiOutputFusion", can_emit_fused))
     pipeline.add(*_optional("dce", "DeadCodeElimination"))
-    disabled = frozenset(getattr(options, "disabled_passes", ()) or ())
+    disabled = getattr(options, "disabled_passes", ()) or ()
+    disabled = frozenset([disabled] if isinstance(disabled, str) else disabled)
     if disabled:
         _disable(pipeline, disabled)
     return pipeline
+
+
+_REQUIRED = frozenset({LayoutNormalization.name})
 
 
 def _pass_names(pipeline: PassPipeline) -> set[str]:
@@ -99,6 +103,12 @@ def _disable(pipeline: PassPipeline, disabled: frozenset[str]) -> None:
     """Leave the passes named in ``disabled`` out of ``pipeline`` and its sub-pipelines."""
     from ...errors import InvalidArgumentError
 
+    required = disabled & _REQUIRED
+    if required:
+        raise InvalidArgumentError(
+            f"disabled_passes: {sorted(required)} cannot be disabled: the code the CPU "
+            "backend emits relies on it (every internal buffer in row-major order)"
+        )
     unknown = disabled - _pass_names(pipeline)
     if unknown:
         raise InvalidArgumentError(
