@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .math_approx_support import LOG2E, Emitter, bits_of, split
+from .math_approx_support import DEFAULT_NAN, LOG2E, Emitter, bits_of, split
 
 # Minimax coefficients from tools/fit_math_approx.py (names as there).
 # exp(r) - 1 = r + r^2 Q(r) on |r| <= ln2/2.
@@ -125,7 +125,7 @@ def log_specials(m: Emitter, x: ir.Value, result: ir.Value, pole: float) -> ir.V
     """-inf at x = ``pole``, NaN below it, inf at inf, NaN for NaN."""
     result = m.select(m.cmp("==", x, pole), -float("inf"), result)
     result = m.select(m.cmp("==", x, float("inf")), x, result)
-    result = m.select(m.cmp("<", x, pole), float("nan"), result)
+    result = m.select(m.cmp("<", x, pole), DEFAULT_NAN, result)
     return m.keep_nan(x, result)
 
 

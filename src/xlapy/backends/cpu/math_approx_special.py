@@ -12,7 +12,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .math_approx_exp_log import LOG_F64, exp_scaled, log_of
-from .math_approx_support import F64, Emitter, bits_of, split
+from .math_approx_support import DEFAULT_NAN, F64, Emitter, bits_of, split
 
 # Minimax coefficients from tools/fit_math_approx.py (names as there; _LP: for f32
 # results, evaluated in double).
@@ -189,7 +189,7 @@ def power(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
     finite_negative = b.and_(d.cmp("<", xd, 0.0), d.cmp(">", xd, -inf))
     y_finite = d.cmp("<", d.abs(yd), inf)
     invalid = b.and_(finite_negative, b.and_(y_finite, b.not_(integral)))
-    result = d.select(invalid, float("nan"), result)
+    result = d.select(invalid, DEFAULT_NAN, result)
     result = d.select(b.or_(d.is_nan(xd), d.is_nan(yd)), d.add(xd, yd), result)
     one = b.or_(d.cmp("==", yd, 0.0), d.cmp("==", xd, 1.0))
     one = b.or_(one, b.and_(d.cmp("==", xd, -1.0), d.cmp("==", d.abs(yd), inf)))

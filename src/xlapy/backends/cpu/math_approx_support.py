@@ -18,6 +18,10 @@ from functools import cache
 
 from llvmlite import ir
 
+# What an invalid operation gives on x86 (the "default NaN", sign bit set), and so what
+# numpy and XLA:CPU give for log(-1), sin(inf), (-2)^0.5: domain errors produce this one.
+DEFAULT_NAN = -float("nan")
+
 F32 = ir.FloatType()
 F64 = ir.DoubleType()
 I1 = ir.IntType(1)

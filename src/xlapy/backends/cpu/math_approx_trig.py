@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .math_approx_support import F64, I32, Emitter, split, two_pi_bits
+from .math_approx_support import DEFAULT_NAN, F64, I32, Emitter, split, two_pi_bits
 
 # Minimax coefficients from tools/fit_math_approx.py (names as there; _LP: for f32
 # results, evaluated in double).
@@ -161,7 +161,7 @@ def _trig(b: ir.IRBuilder, x: ir.Value, which: str) -> ir.Value:
     if m.double:  # below 2^-27, sin x = tan x = x and cos x = 1 once rounded
         tiny = d.cmp("<", a, 2.0**-27)
         value = d.select(tiny, 1.0 if which == "cosine" else xd, value)
-    value = d.select(finite, value, float("nan"))
+    value = d.select(finite, value, DEFAULT_NAN)
     return m.keep_nan(x, m.narrow(value, x.type))
 
 
