@@ -100,3 +100,22 @@ ENTRY e {
         dual_run(
             text.replace("negate", "negate" if k % 2 else "abs"), np.arange(8, dtype=np.float32) - k
         )
+
+
+def test_domain_errors_give_the_default_nan_with_its_sign():
+    # make fuzz: log of a negative gave +NaN natively, -NaN in numpy; a bitcast showed it.
+    import warnings
+
+    import xlapy
+    from xlapy.hlo import parse_module
+
+    for op, values in (("log", [-1.5, -7.0]), ("log-plus-one", [-2.0, -9.0]),
+                       ("sine", [np.inf, -np.inf]), ("cosine", [np.inf, -np.inf])):  # fmt: skip
+        for t, dtype, bits in (("f32", np.float32, np.uint32), ("f64", np.float64, np.uint64)):
+            text = f"HloModule t\nENTRY e {{\n  x = {t}[2] parameter(0)\n  ROOT r = {t}[2] {op}(x)\n}}"
+            x = np.array(values, dtype)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                want = xlapy.local_client("interpreter").compile(parse_module(text))(x)
+            got = xlapy.local_client("cpu").compile(parse_module(text))(x)
+            assert got.view(bits).tolist() == want.view(bits).tolist(), (op, t)
