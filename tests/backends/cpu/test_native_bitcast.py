@@ -66,3 +66,36 @@ ENTRY e {{
     np.testing.assert_array_equal(
         np.atleast_1d(got).view(np.uint8), np.atleast_1d(np.asarray(want)).view(np.uint8)
     )
+
+
+BYTE_TYPES = ["s8", "u8", "s16", "f16", "bf16", "s32", "u32", "f32", "s64", "f64"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(BYTE_TYPES),
+    st.sampled_from(BYTE_TYPES),
+    st.integers(1, 3),
+    st.booleans(),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_type_changing_bitcast_reinterprets_the_bytes(src, dst, rows, src_major, dst_major, seed):
+    """XLA's bitcast may change the element type when the byte size stays (optimized HLO
+    has them); with layouts, the bytes are read in physical order."""
+    ws, wd = WIDTH[src] // 8, WIDTH[dst] // 8  # each row holds 8 bytes
+    in_dims, out_dims = (rows, 8 // ws), (rows, 8 // wd)
+    src_layout = "{0,1}" if src_major else "{1,0}"
+    dst_layout = "{0,1}" if dst_major else "{1,0}"
+    text = f"""HloModule b
+ENTRY e {{
+  x = {src}[{in_dims[0]},{in_dims[1]}]{src_layout} parameter(0)
+  ROOT y = {dst}[{out_dims[0]},{out_dims[1]}]{dst_layout} bitcast(x)
+}}"""
+    x = _random_bits(np.random.default_rng(seed), src, in_dims)
+    executable = xlapy.local_client("cpu").compile(parse_module(text))
+    assert executable.fallback_ops == []
+    got, want = executable(x), interpret(text, x)
+    np.testing.assert_array_equal(
+        np.ascontiguousarray(got).view(np.uint8), np.ascontiguousarray(want).view(np.uint8)
+    )

@@ -36,6 +36,40 @@ def _is_default(shape: Shape) -> bool:
     )
 
 
+def _add(computation: object, opcode: Op, shape: Shape, operands: list) -> HloInstruction:
+    return computation.add_instruction(HloInstruction(opcode, shape, operands))  # type: ignore[attr-defined]
+
+
+def _reinterpret(
+    instruction: HloInstruction, value: HloInstruction, dims: list[int]
+) -> HloInstruction:
+    """``value``'s bytes, in row-major order, as an array of the bitcast's element type
+    with ``dims`` (reshapes around a bitcast-convert; XLA's bitcasts may change the
+    element type when the byte size stays)."""
+    computation = value.parent
+    source, target = value.shape.element_type, instruction.shape.element_type
+    if source == target:
+        return _add(computation, Op.RESHAPE, Shape.array(target, dims), [value])
+    if source.bit_width % 8 or target.bit_width % 8:
+        raise UnimplementedError(
+            f"bitcast {instruction.name} from {instruction.operand(0).shape} to "
+            f"{instruction.shape} reinterprets sub-byte elements"
+        )
+    n = value.shape.element_count()
+    flat = _add(computation, Op.RESHAPE, Shape.array(source, [n]), [value])
+    if source.bit_width == target.bit_width:
+        converted = _add(computation, Op.BITCAST_CONVERT, Shape.array(target, [n]), [flat])
+    elif source.bit_width > target.bit_width:
+        ratio = source.bit_width // target.bit_width
+        split = _add(computation, Op.BITCAST_CONVERT, Shape.array(target, [n, ratio]), [flat])
+        converted = _add(computation, Op.RESHAPE, Shape.array(target, [n * ratio]), [split])
+    else:
+        ratio = target.bit_width // source.bit_width
+        rows = _add(computation, Op.RESHAPE, Shape.array(source, [n // ratio, ratio]), [flat])
+        converted = _add(computation, Op.BITCAST_CONVERT, Shape.array(target, [n // ratio]), [rows])
+    return _add(computation, Op.RESHAPE, Shape.array(target, dims), [converted])
+
+
 def _rewrite_bitcast(instruction: HloInstruction) -> None:
     operand = instruction.operand(0)
     source, target = operand.shape, instruction.shape
@@ -43,10 +77,9 @@ def _rewrite_bitcast(instruction: HloInstruction) -> None:
         if source.element_type == target.element_type:
             instruction.opcode = Op.RESHAPE
             return
-        raise UnimplementedError(
-            f"bitcast {instruction.name} from {source} to {target} changes the element type; "
-            "use bitcast-convert"
-        )
+        value = _reinterpret(instruction, operand, list(target.dimensions))
+        instruction.parent.replace_instruction(instruction, value)
+        return
     for shape in (source, target):
         if shape.layout is not None and not shape.layout.is_plain:
             raise UnimplementedError(
@@ -67,12 +100,7 @@ def _rewrite_bitcast(instruction: HloInstruction) -> None:
     out_order = (
         target.layout.major_to_minor if target.layout is not None else tuple(range(target.rank))
     )
-    reshaped = HloInstruction(
-        Op.RESHAPE,
-        Shape.array(target.element_type, [target.dimensions[d] for d in out_order]),
-        [physical],
-    )
-    computation.add_instruction(reshaped)
+    reshaped = _reinterpret(instruction, physical, [target.dimensions[d] for d in out_order])
     inverse = [out_order.index(d) for d in range(target.rank)]
     logical = HloInstruction(
         Op.TRANSPOSE,
