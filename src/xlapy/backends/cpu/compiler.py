@@ -154,8 +154,11 @@ class CpuBackend:
                 name = instruction.custom_call_target or ""
                 try:
                     lookup_custom_call(name, "cpu")
-                except NotFoundError:
-                    lookup_custom_call(name, "interpreter")
+                except NotFoundError as missing:
+                    try:
+                        lookup_custom_call(name, "interpreter")
+                    except NotFoundError:
+                        raise missing from None
         if not options.cache or options.dump_dir or options.passes:
             return CpuExecutable(compile_program(module, options), options)
         key = _cache_key(module, options)
