@@ -63,6 +63,17 @@ def register_custom_call(name: str, fn: Any, platform: str = ALL_PLATFORMS) -> N
         _targets[(name, platform)] = target
 
 
+# XLA's sharding annotations: the SPMD partitioner consumes them; a program that is not
+# partitioned (xlapy runs every partition's program on its global values) computes the
+# identity. JAX puts one in single-device programs too (jax.random with rbg keys).
+SHARDING_ANNOTATIONS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape")
+
+
+def _annotation(value: Any) -> Any:
+    """The identity: a sharding annotation's operand is its result."""
+    return value
+
+
 def unregister_custom_call(name: str, platform: str = ALL_PLATFORMS) -> None:
     with _lock:
         _targets.pop((name, platform), None)
@@ -84,9 +95,14 @@ def lookup_custom_call(name: str, platform: str) -> CustomCallTarget:
 
 __all__ = [
     "ALL_PLATFORMS",
+    "SHARDING_ANNOTATIONS",
     "C_ABI",
     "CustomCallTarget",
     "lookup_custom_call",
     "register_custom_call",
     "unregister_custom_call",
 ]
+
+
+for _name in SHARDING_ANNOTATIONS:
+    register_custom_call(_name, _annotation)

@@ -160,4 +160,39 @@ class OptimizationBarrierRemover(HloPass):
         return changed
 
 
-__all__ = ["SYNCHRONOUS", "AsyncUnwrapper", "OptimizationBarrierRemover", "unwrap"]
+class ShardingAnnotationRemover(HloPass):
+    """XLA's sharding annotations (custom calls ``Sharding``, ``SPMDFullToShardShape``,
+    ``SPMDShardToFullShape`` of an unchanged shape) become their operand: without an
+    SPMD partitioner they are identities, and a native backend need not call them."""
+
+    name = "sharding-annotation-remover"
+
+    def run(self, module: HloModule) -> bool:
+        from ..custom_call import SHARDING_ANNOTATIONS
+
+        changed = False
+        for computation in module.computations:
+            for instruction in computation.post_order():
+                if (
+                    instruction.opcode is not Op.CUSTOM_CALL
+                    or instruction.custom_call_target not in SHARDING_ANNOTATIONS
+                    or instruction.operand_count != 1
+                    or has_control_edges(instruction)
+                ):
+                    continue
+                value = instruction.operand(0)
+                if not same_shape(value.shape, instruction.shape):
+                    continue
+                instruction.replace_all_uses_with(value)
+                computation.remove_instruction(instruction)
+                changed = True
+        return changed
+
+
+__all__ = [
+    "SYNCHRONOUS",
+    "AsyncUnwrapper",
+    "OptimizationBarrierRemover",
+    "ShardingAnnotationRemover",
+    "unwrap",
+]

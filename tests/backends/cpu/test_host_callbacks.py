@@ -51,3 +51,18 @@ def test_a_wrong_result_shape_from_the_target_is_reported(target):
     # the executable stays usable after the failed call
     register_custom_call("xlapy.test/host_cb", lambda y, x: (y, 1))
     np.testing.assert_allclose(executable(np.zeros(3, np.float32)), [2, 2, 2])
+
+
+def test_sharding_annotations_are_identities_removed_before_codegen():
+    text = """HloModule s
+ENTRY e {
+  x = f32[8,8] parameter(0)
+  s = f32[8,8] custom-call(x), custom_call_target="Sharding", sharding={devices=[1,4]<=[4]}
+  ROOT y = f32[8,8] add(s, s)
+}"""
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    cpu = xlapy.local_client("cpu").compile(parse_module(text))
+    assert cpu.fallback_ops == [] and cpu.host_callbacks == []
+    np.testing.assert_array_equal(cpu(x), 2 * x)
+    reference = xlapy.local_client("interpreter").compile(parse_module(text))
+    np.testing.assert_array_equal(reference(x), 2 * x)

@@ -57,6 +57,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("inliner", "Defuser"))
     pipeline.add(*_optional("expanders", "AsyncUnwrapper"))
     pipeline.add(*_optional("expanders", "OptimizationBarrierRemover"))
+    pipeline.add(*_optional("expanders_async", "ShardingAnnotationRemover"))
     pipeline.add(*_optional("expanders", "TopkDecomposer"))
     pipeline.add(*_optional("expanders_ragged", "RaggedDotExpander"))
     pipeline.add(*_optional("expanders_ragged", "ScaledDotExpander"))
