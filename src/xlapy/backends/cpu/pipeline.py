@@ -59,6 +59,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("expanders", "OptimizationBarrierRemover"))
     pipeline.add(*_optional("expanders_async", "ShardingAnnotationRemover"))
     pipeline.add(*_optional("expanders", "TopkDecomposer"))
+    pipeline.add(*_optional("expanders_sort", "SortDimensionMover"))
     pipeline.add(*_optional("expanders_ragged", "RaggedDotExpander"))
     pipeline.add(*_optional("expanders_ragged", "ScaledDotExpander"))
     pipeline.add(*_optional("expanders_rng", "RngExpander"))
