@@ -1,0 +1,85 @@
+"""``DotTypeWidener``: a dot whose types a GEMM or integer loop does not take as they
+are (f16, bf16 and 8-bit float operands, mixed operand types, a result type other
+than the operands') becomes a dot in the accumulation type between converts.
+
+Why: the interpreter, like XLA:CPU, computes such a dot in a wider type and rounds
+once at the end: floats narrower than 32 bits and mixed float types accumulate in
+f32 (f64 when any type is f64), integers in 64 bits. Converting the operands to
+that type (exact: every narrower value is representable), taking the dot there
+(BLAS for f32/f64) and converting the result once is that computation, with the
+same single rounding. For integer results the dot can even stay in the result's
+width: products and sums wrap modulo 2^width whatever width they were computed in.
+
+Left alone: dots the backend takes directly (f32/f64 or integer with all three
+types equal), complex dots, and pred results.
+"""
+
+from __future__ import annotations
+
+from ..hlo.instruction import HloInstruction
+from ..hlo.module import HloModule
+from ..hlo.opcode import HloOpcode
+from ..layout import Layout
+from ..shape import Shape
+from ..types import PrimitiveType
+from .pass_base import HloPass
+
+Op = HloOpcode
+P = PrimitiveType
+
+
+def compute_type(lhs: PrimitiveType, rhs: PrimitiveType, out: PrimitiveType) -> PrimitiveType:
+    """The type the dot is taken in (see the module docstring)."""
+    types = (lhs, rhs, out)
+    if any(t.is_float for t in types):
+        return P.F64 if P.F64 in types else P.F32
+    return out if out.is_integral else P.S64
+
+
+def _converted(value: HloInstruction, et: PrimitiveType) -> HloInstruction:
+    if value.shape.element_type == et:
+        return value
+    shape = value.shape
+    layout = None if shape.layout is None else Layout.default(shape.rank)
+    return value.parent.add_instruction(
+        HloInstruction(Op.CONVERT, Shape.array(et, shape.dimensions, layout), [value])
+    )
+
+
+def widen_dot(dot: HloInstruction) -> HloInstruction | None:
+    lhs, rhs = dot.operands
+    types = (lhs.shape.element_type, rhs.shape.element_type, dot.shape.element_type)
+    if any(t.is_complex for t in types) or types[2].is_pred or not dot.shape.is_array:
+        return None
+    wide = compute_type(*types)
+    if types == (wide, wide, wide):
+        return None
+    shape = dot.shape
+    layout = None if shape.layout is None else Layout.default(shape.rank)
+    attributes = {k: v for k, v in dot.attributes.items() if k != "precision_config"}
+    widened = dot.parent.add_instruction(
+        HloInstruction(
+            Op.DOT,
+            Shape.array(wide, shape.dimensions, layout),
+            [_converted(lhs, wide), _converted(rhs, wide)],
+            attributes=attributes,
+        )
+    )
+    return _converted(widened, types[2])
+
+
+class DotTypeWidener(HloPass):
+    name = "dot-type-widener"
+
+    def run(self, module: HloModule) -> bool:
+        changed = False
+        for computation in module.computations:
+            for instruction in list(computation.instructions):
+                if instruction.opcode is not Op.DOT:
+                    continue
+                value = widen_dot(instruction)
+                if value is None:
+                    continue
+                computation.replace_instruction(instruction, value)
+                changed = True
+        return changed

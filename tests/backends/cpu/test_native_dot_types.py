@@ -1,0 +1,48 @@
+"""Dots of narrow, mixed and integer types on the CPU backend (DotTypeWidener: the dot
+in the accumulation type between converts), against the interpreter."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xlapy
+from xlapy.backends.interpreter import run as interpret
+from xlapy.hlo import parse_module
+
+PAIRS = [
+    ("f16", "f16", "f16"), ("bf16", "bf16", "bf16"), ("bf16", "bf16", "f32"),
+    ("f16", "f16", "f32"), ("f32", "f32", "f64"), ("f8e4m3fn", "f8e5m2", "f32"),
+    ("f8e4m3fn", "f8e4m3fn", "bf16"), ("s8", "s8", "s32"), ("u8", "s8", "s32"),
+    ("s32", "s32", "s64"), ("s16", "s16", "f32"), ("f32", "f32", "s32"), ("s8", "s8", "s8"),
+]  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(PAIRS),
+    st.integers(0, 5), st.integers(0, 6), st.integers(0, 5), st.integers(0, 2),
+    st.integers(0, 2**32 - 1),
+)  # fmt: skip
+def test_widened_dots_match_the_interpreter(types, m, k, n, batch, seed):
+    lt, rt, ot = types
+    lead = f"{batch}," if batch else ""
+    batch_dims = ", lhs_batch_dims={0}, rhs_batch_dims={0}" if batch else ""
+    c = 2 if batch else 1
+    text = f"""HloModule d
+ENTRY e {{
+  a = {lt}[{lead}{m},{k}] parameter(0)
+  b = {rt}[{lead}{k},{n}] parameter(1)
+  ROOT d = {ot}[{lead}{m},{n}] dot(a, b), lhs_contracting_dims={{{c}}}, rhs_contracting_dims={{{c - 1}}}{batch_dims}
+}}"""
+    rng = np.random.default_rng(seed)
+    shape_a = (batch, m, k) if batch else (m, k)
+    shape_b = (batch, k, n) if batch else (k, n)
+    dtype = lambda t: xlapy.PrimitiveType.from_hlo_name(t).dtype  # noqa: E731
+    a = rng.integers(-4, 5, shape_a).astype(dtype(lt))
+    b = rng.integers(-4, 5, shape_b).astype(dtype(rt))
+    executable = xlapy.local_client("cpu").compile(parse_module(text))
+    assert executable.fallback_ops == []
+    # Small integers: every sum is exact in every type, so the results agree exactly.
+    np.testing.assert_array_equal(executable(a, b), interpret(text, a, b))
