@@ -12,6 +12,10 @@ width: products and sums wrap modulo 2^width whatever width they were computed i
 
 Left alone: dots the backend takes directly (f32/f64 or integer with all three
 types equal), complex dots, and pred results.
+
+``LinalgTypeWidener``: cholesky and triangular-solve of f16, bf16 and 8-bit floats
+run in f32 between converts, as the interpreter computes them (LAPACK and BLAS
+have no narrower types).
 """
 
 from __future__ import annotations
@@ -78,6 +82,43 @@ class DotTypeWidener(HloPass):
                 if instruction.opcode is not Op.DOT:
                     continue
                 value = widen_dot(instruction)
+                if value is None:
+                    continue
+                computation.replace_instruction(instruction, value)
+                changed = True
+        return changed
+
+
+_LAPACK_TYPES = frozenset({P.F32, P.F64, P.C64, P.C128})
+
+
+def widen_linalg(instruction: HloInstruction) -> HloInstruction | None:
+    et = instruction.shape.element_type
+    if not instruction.shape.is_array or et in _LAPACK_TYPES or not et.is_float:
+        return None
+    shape = instruction.shape
+    layout = None if shape.layout is None else Layout.default(shape.rank)
+    widened = instruction.parent.add_instruction(
+        HloInstruction(
+            instruction.opcode,
+            Shape.array(P.F32, shape.dimensions, layout),
+            [_converted(o, P.F32) for o in instruction.operands],
+            attributes=dict(instruction.attributes),
+        )
+    )
+    return _converted(widened, et)
+
+
+class LinalgTypeWidener(HloPass):
+    name = "linalg-type-widener"
+
+    def run(self, module: HloModule) -> bool:
+        changed = False
+        for computation in module.computations:
+            for instruction in list(computation.instructions):
+                if instruction.opcode not in (Op.CHOLESKY, Op.TRIANGULAR_SOLVE):
+                    continue
+                value = widen_linalg(instruction)
                 if value is None:
                     continue
                 computation.replace_instruction(instruction, value)

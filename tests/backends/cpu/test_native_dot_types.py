@@ -46,3 +46,34 @@ ENTRY e {{
     assert executable.fallback_ops == []
     # Small integers: every sum is exact in every type, so the results agree exactly.
     np.testing.assert_array_equal(executable(a, b), interpret(text, a, b))
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    st.sampled_from(["f16", "bf16"]), st.integers(1, 5), st.integers(0, 4), st.booleans(),
+    st.booleans(), st.booleans(), st.integers(0, 2**32 - 1),
+)  # fmt: skip
+def test_narrow_triangular_solve_and_cholesky_run_in_f32(t, n, k, left, lower, unit, seed):
+    b_dims = f"{n},{k}" if left else f"{k},{n}"
+    attributes = f"left_side={str(left).lower()}, lower={str(lower).lower()}, " \
+        f"unit_diagonal={str(unit).lower()}, transpose_a=NO_TRANSPOSE"  # fmt: skip
+    text = f"""HloModule s
+ENTRY e {{
+  a = {t}[{n},{n}] parameter(0)
+  b = {t}[{b_dims}] parameter(1)
+  x = {t}[{b_dims}] triangular-solve(a, b), {attributes}
+  c = {t}[{n},{n}] cholesky(a), lower={str(lower).lower()}
+  ROOT r = ({t}[{b_dims}], {t}[{n},{n}]) tuple(x, c)
+}}"""
+    rng = np.random.default_rng(seed)
+    dtype = xlapy.PrimitiveType.from_hlo_name(t).dtype
+    spd = rng.integers(-2, 3, (n, n)).astype(np.float32)
+    a = (spd @ spd.T + 4 * n * np.eye(n, dtype=np.float32)).astype(dtype)
+    b = rng.integers(-4, 5, (n, k) if left else (k, n)).astype(dtype)
+    executable = xlapy.local_client("cpu").compile(parse_module(text))
+    assert executable.fallback_ops == []
+    tolerance = {"f16": 2e-3, "bf16": 1.6e-2}[t]
+    for got, want in zip(executable(a, b), interpret(text, a, b), strict=True):
+        np.testing.assert_allclose(
+            np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=tolerance, atol=tolerance
+        )

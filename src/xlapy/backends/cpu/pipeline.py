@@ -76,6 +76,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("while_licm", "WhileLoopInvariantCodeMotion"))
     pipeline.add(*_optional("expanders", "BatchNormExpander"))
     pipeline.add(*_optional("expanders_dot_types", "DotTypeWidener"))
+    pipeline.add(*_optional("expanders_dot_types", "LinalgTypeWidener"))
     pipeline.add(*_optional("expanders", "DotCanonicalizer"))
     if simplify:
         pipeline.add_fixed_point("simplify-after-expansion", simplify)
