@@ -75,6 +75,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
         pipeline.add_fixed_point("simplify", simplify)
     pipeline.add(*_optional("while_licm", "WhileLoopInvariantCodeMotion"))
     pipeline.add(*_optional("expanders", "BatchNormExpander"))
+    pipeline.add(*_optional("expanders_conv", "ConvolutionCanonicalizer"))
     pipeline.add(*_optional("expanders_dot_types", "DotTypeWidener"))
     pipeline.add(*_optional("expanders_dot_types", "LinalgTypeWidener"))
     pipeline.add(*_optional("expanders", "DotCanonicalizer"))
