@@ -36,6 +36,32 @@ def can_emit_fused(instruction: Any) -> bool:
     return all(is_native_type(s.element_type) for s in shapes if s.is_array)
 
 
+def is_row_scatter(scatter: Any) -> bool:
+    """A scatter of whole rows of the first dimension (emit_scatter's fast kernel)."""
+    if scatter.operand_count != 3 or not scatter.shape.is_array:
+        return False
+    operand, indices, updates = scatter.operands
+    a = scatter.attribute
+    rank = operand.shape.rank
+
+    def ints(name: str) -> tuple[int, ...]:
+        return tuple(int(v) for v in (a(name) or ()))
+
+    return (
+        rank >= 1
+        and indices.shape.rank == 2
+        and indices.shape.dimensions[1] == 1
+        and int(a("index_vector_dim")) == 1
+        and ints("inserted_window_dims") == (0,)
+        and ints("scatter_dims_to_operand_dims") == (0,)
+        and ints("update_window_dims") == tuple(range(1, rank))
+        and not ints("input_batching_dims")
+        and tuple(updates.shape.dimensions)
+        == (indices.shape.dimensions[0], *operand.shape.dimensions[1:])
+        and indices.shape.element_type.bit_width >= 8
+    )
+
+
 def _optional(module_name: str, class_name: str, *args: Any) -> list[HloPass]:
     """The pass if its module exists (the pipeline grows as passes land)."""
     try:
@@ -60,6 +86,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("expanders_async", "ShardingAnnotationRemover"))
     pipeline.add(*_optional("expanders", "TopkDecomposer"))
     pipeline.add(*_optional("expanders_sort", "SortDimensionMover"))
+    pipeline.add(*_optional("expanders_scatter", "ScatterExpander", is_row_scatter))
     pipeline.add(*_optional("expanders_ragged", "RaggedDotExpander"))
     pipeline.add(*_optional("expanders_ragged", "ScaledDotExpander"))
     pipeline.add(*_optional("expanders_rng", "RngExpander"))

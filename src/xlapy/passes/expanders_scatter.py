@@ -1,0 +1,213 @@
+"""``ScatterExpander``: a scatter the backend has no kernel for, as a loop over its
+scatter indices (as XLA's ScatterExpander does).
+
+Why: a scatter applies, index after index in the spec's order, the update
+computation to a window of the operand and that index's window of updates.
+Written as a while loop whose body dynamic-slices the window, combines it with
+the updates through ``map`` of the update computation (inlined into elementwise
+ops later) and dynamic-update-slices it back, it runs natively and in the same
+order as the interpreter, so repeated indices give its result. A window that
+does not fit the operand is skipped whole: the body writes back what it read
+(dynamic slices clamp the same way on both sides), so such an index changes
+nothing, as the spec says.
+
+The indices are first arranged as ``[N, K]`` (index vector last) and the updates
+as ``[N, window...]`` (scatter dimensions first, flattened). Scatters with
+several operands or batching dimensions are left to the backend's kernels.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..hlo.instruction import HloInstruction
+from ..hlo.module import HloModule
+from ..hlo.opcode import HloOpcode
+from .pass_base import HloPass
+
+Op = HloOpcode
+
+
+def _ints(value: object) -> list[int]:
+    return [int(v) for v in (value or ())]  # type: ignore[union-attr]
+
+
+def _shape(t: str, dims: list[int]) -> str:
+    return f"{t}[{','.join(map(str, dims))}]"
+
+
+def expansion_text(scatter: HloInstruction) -> str | None:
+    if scatter.operand_count != 3 or not scatter.shape.is_array:
+        return None
+    operand, indices, updates = scatter.operands
+    a = scatter.attribute
+    if _ints(a("input_batching_dims")) or _ints(a("scatter_indices_batching_dims")):
+        return None
+    window_dims = _ints(a("update_window_dims"))
+    inserted = _ints(a("inserted_window_dims"))
+    to_operand = _ints(a("scatter_dims_to_operand_dims"))
+    ivd = int(a("index_vector_dim"))
+    t = operand.shape.element_type.hlo_name
+    it = indices.shape.element_type.hlo_name
+    dims = list(operand.shape.dimensions)
+    rank = len(dims)
+    idx_dims = list(indices.shape.dimensions)
+    if ivd == len(idx_dims):
+        idx_dims = [*idx_dims, 1]
+    k = idx_dims[ivd]
+    batch = [n for d, n in enumerate(idx_dims) if d != ivd]
+    n_total = math.prod(batch)
+    upd_dims = list(updates.shape.dimensions)
+    scatter_dims = [d for d in range(len(upd_dims)) if d not in window_dims]
+    window = [upd_dims[d] for d in window_dims]
+    mapped = [d for d in range(rank) if d not in inserted]
+    if len(mapped) != len(window) or k != len(to_operand):
+        return None
+    full_window = [1] * rank
+    for j, d in enumerate(mapped):
+        full_window[d] = window[j]
+    head = [
+        f"  operand = {_shape(t, dims)} parameter(0)",
+        f"  indices = {_shape(it, list(indices.shape.dimensions))} parameter(1)",
+        f"  updates = {_shape(t, upd_dims)} parameter(2)",
+    ]
+    if n_total == 0 or any(w > n for w, n in zip(full_window, dims, strict=True)):
+        # No index, or no window fits the operand (every index skipped): the operand.
+        identity = [*head, f"  ROOT result = {_shape(t, dims)} copy(operand)"]
+        return "HloModule scatter_expansion\n\nENTRY scatter {\n" + "\n".join(identity) + "\n}\n"
+    lines = list(head)
+    source = "indices"
+    if ivd == len(indices.shape.dimensions):
+        lines.append(f"  with_vector = {_shape(it, idx_dims)} reshape(indices)")
+        source = "with_vector"
+    perm = [d for d in range(len(idx_dims)) if d != ivd] + [ivd]
+    lines += [
+        f"  moved = {_shape(it, [idx_dims[d] for d in perm])} transpose({source}), "
+        f"dimensions={{{','.join(map(str, perm))}}}",
+        f"  rows = {_shape(it, [n_total, k])} reshape(moved)",
+    ]
+    uperm = scatter_dims + window_dims
+    lines += [
+        f"  uorder = {_shape(t, [upd_dims[d] for d in uperm])} transpose(updates), "
+        f"dimensions={{{','.join(map(str, uperm))}}}",
+        f"  ups = {_shape(t, [n_total, *window])} reshape(uorder)",
+        "  zero = s64[] constant(0)",
+        f"  init = (s64[], {_shape(t, dims)}, {_shape(it, [n_total, k])}, "
+        f"{_shape(t, [n_total, *window])}) tuple(zero, operand, rows, ups)",
+        f"  loop = (s64[], {_shape(t, dims)}, {_shape(it, [n_total, k])}, "
+        f"{_shape(t, [n_total, *window])}) while(init), condition=cond, body=body",
+        f"  ROOT result = {_shape(t, dims)} get-tuple-element(loop), index=1",
+    ]
+    state = (
+        f"(s64[], {_shape(t, dims)}, {_shape(it, [n_total, k])}, {_shape(t, [n_total, *window])})"
+    )
+    cond = [
+        f"  s = {state} parameter(0)",
+        "  i = s64[] get-tuple-element(s), index=0",
+        f"  n = s64[] constant({n_total})",
+        "  ROOT more = pred[] compare(i, n), direction=LT",
+    ]
+    body = [
+        f"  s = {state} parameter(0)",
+        "  i = s64[] get-tuple-element(s), index=0",
+        f"  x = {_shape(t, dims)} get-tuple-element(s), index=1",
+        f"  rows = {_shape(it, [n_total, k])} get-tuple-element(s), index=2",
+        f"  ups = {_shape(t, [n_total, *window])} get-tuple-element(s), index=3",
+        "  zero = s64[] constant(0)",
+        "  one = s64[] constant(1)",
+        f"  row = {_shape(it, [1, k])} dynamic-slice(rows, i, zero), dynamic_slice_sizes={{1,{k}}}",
+    ]
+    starts = ["zero"] * rank
+    checks = []
+    for j, d in enumerate(to_operand):
+        body += [
+            f"  c{j} = {_shape(it, [1, 1])} slice(row), slice={{[0:1], [{j}:{j + 1}]}}",
+            f"  r{j} = {it}[] reshape(c{j})",
+            f"  start{j} = s64[] convert(r{j})",
+            f"  limit{j} = s64[] constant({dims[d] - full_window[d]})",
+            f"  low{j} = pred[] compare(start{j}, zero), direction=GE",
+            f"  high{j} = pred[] compare(start{j}, limit{j}), direction=LE",
+            f"  ok{j} = pred[] and(low{j}, high{j})",
+        ]
+        starts[d] = f"start{j}"
+        checks.append(f"ok{j}")
+    fits = checks[0]
+    for j, check in enumerate(checks[1:]):
+        body.append(f"  fits{j} = pred[] and({fits}, {check})")
+        fits = f"fits{j}"
+    body += [
+        f"  current = {_shape(t, full_window)} dynamic-slice({', '.join(['x', *starts])}), "
+        f"dynamic_slice_sizes={{{','.join(map(str, full_window))}}}",
+        f"  piece = {_shape(t, [1, *window])} dynamic-slice({', '.join(['ups', 'i', *['zero'] * len(window)])}), "
+        f"dynamic_slice_sizes={{1{''.join(',' + str(w) for w in window)}}}",
+        f"  update = {_shape(t, full_window)} reshape(piece)",
+        f"  combined = {_shape(t, full_window)} map(current, update), dimensions={{{','.join(map(str, range(rank)))}}}, to_apply=combine",
+        f"  keep = pred[{','.join(map(str, full_window))}] broadcast({fits}), dimensions={{}}",
+        f"  chosen = {_shape(t, full_window)} select(keep, combined, current)",
+        f"  written = {_shape(t, dims)} dynamic-update-slice({', '.join(['x', 'chosen', *starts])})",
+        "  next = s64[] add(i, one)",
+        f"  ROOT out = {state} tuple(next, written, rows, ups)",
+    ]
+    combine = [
+        f"  a = {t}[] parameter(0)",
+        f"  b = {t}[] parameter(1)",
+        f"  ROOT r = {t}[] add(a, b)",
+    ]
+    computations = [("combine", combine), ("cond", cond), ("body", body)]
+    text = "HloModule scatter_expansion\n\n"
+    for name, body_lines in computations:
+        text += f"{name} {{\n" + "\n".join(body_lines) + "\n}\n\n"
+    return text + "ENTRY scatter {\n" + "\n".join(lines) + "\n}\n"
+
+
+def expand_scatter(scatter: HloInstruction) -> HloInstruction | None:
+    from ..hlo import parse_module
+    from .inliner import clone_body, clone_computation
+
+    text = expansion_text(scatter)
+    if text is None:
+        return None
+    if scatter.operand(0).shape.element_type.is_pred:
+        text = text.replace("ROOT r = pred[] add(a, b)", "ROOT r = pred[] or(a, b)")
+    parsed = parse_module(text)
+    names = {c.name for c in parsed.computations}
+    module = scatter.parent.parent
+    body_copy = cond_copy = None
+    if "body" in names:
+        body = parsed.computation("body")
+        for instruction in body.instructions:
+            if instruction.opcode is Op.MAP:
+                instruction.set_attribute("to_apply", scatter.to_apply)
+        body_copy = clone_computation(module, body)
+        cond_copy = clone_computation(module, parsed.computation("cond"))
+    caller = scatter.parent
+    value, created = clone_body(parsed.entry, caller, list(scatter.operands))
+    for instruction in created:
+        if instruction.opcode is Op.WHILE:
+            instruction.set_attribute("body", body_copy)
+            instruction.set_attribute("condition", cond_copy)
+    scatter.replace_all_uses_with(value)
+    caller.remove_instruction(scatter)
+    caller.sort_topologically()
+    return value
+
+
+class ScatterExpander(HloPass):
+    """Expands the scatters ``keep`` rejects (by default every one this pass can take)."""
+
+    name = "scatter-expander"
+
+    def __init__(self, keep=None) -> None:  # noqa: ANN001
+        self.keep = keep or (lambda scatter: False)
+
+    def run(self, module: HloModule) -> bool:
+        changed = False
+        for computation in list(module.computations):
+            for instruction in list(computation.instructions):
+                if (
+                    instruction.opcode is Op.SCATTER
+                    and not self.keep(instruction)
+                    and expand_scatter(instruction) is not None
+                ):
+                    changed = True
+        return changed
