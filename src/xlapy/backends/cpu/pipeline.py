@@ -62,6 +62,34 @@ def is_row_scatter(scatter: Any) -> bool:
     )
 
 
+def is_row_gather(gather: Any) -> bool:
+    """A gather of whole rows of the first dimension (emit_gather's fast kernel)."""
+    table, indices = gather.operands
+    a = gather.attribute
+    rank = table.shape.rank
+
+    def ints(name: str) -> tuple[int, ...]:
+        return tuple(int(v) for v in (a(name) or ()))
+
+    count = indices.shape.dimensions[0] if indices.shape.rank >= 1 else 0
+    rows = tuple(table.shape.dimensions[1:])
+    return (
+        rank >= 1
+        and indices.shape.rank == 2
+        and indices.shape.dimensions[1] == 1
+        and int(a("index_vector_dim")) == 1
+        and ints("collapsed_slice_dims") == (0,)
+        and ints("start_index_map") == (0,)
+        and ints("offset_dims") == tuple(range(1, rank))
+        and ints("slice_sizes") == (1, *rows)
+        and not ints("operand_batching_dims")
+        and tuple(gather.shape.dimensions) == (count, *rows)
+        and count > 0
+        and table.shape.dimensions[0] > 0
+        and indices.shape.element_type.bit_width >= 8
+    )
+
+
 def _optional(module_name: str, class_name: str, *args: Any) -> list[HloPass]:
     """The pass if its module exists (the pipeline grows as passes land)."""
     try:
@@ -87,6 +115,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("expanders", "TopkDecomposer"))
     pipeline.add(*_optional("expanders_sort", "SortDimensionMover"))
     pipeline.add(*_optional("expanders_scatter", "ScatterExpander", is_row_scatter))
+    pipeline.add(*_optional("expanders_gather", "GatherExpander", is_row_gather))
     pipeline.add(*_optional("expanders_ragged", "RaggedDotExpander"))
     pipeline.add(*_optional("expanders_ragged", "ScaledDotExpander"))
     pipeline.add(*_optional("expanders_rng", "RngExpander"))
