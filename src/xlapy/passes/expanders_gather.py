@@ -30,6 +30,11 @@ def _shape(t: str, dims: list[int]) -> str:
     return f"{t}[{','.join(map(str, dims))}]"
 
 
+def _zero(t: str) -> str:
+    """The literal of zero in HLO text for element type ``t``."""
+    return {"pred": "false", "c64": "(0, 0)", "c128": "(0, 0)"}.get(t, "0")
+
+
 def expansion_text(gather: HloInstruction) -> str | None:
     operand, indices = gather.operands
     a = gather.attribute
@@ -56,7 +61,7 @@ def expansion_text(gather: HloInstruction) -> str | None:
         f"  indices = {_shape(it, list(indices.shape.dimensions))} parameter(1)",
     ]
     if math.prod(out) == 0:
-        lines = [*head, f"  zero = {t}[] constant(0)",
+        lines = [*head, f"  zero = {t}[] constant({_zero(t)})",
                  f"  ROOT result = {_shape(t, out)} broadcast(zero), dimensions={{}}"]  # fmt: skip
         return "HloModule gather_expansion\n\nENTRY gather {\n" + "\n".join(lines) + "\n}\n"
     lines = list(head)
@@ -72,7 +77,7 @@ def expansion_text(gather: HloInstruction) -> str | None:
         f"dimensions={{{','.join(map(str, perm))}}}",
         f"  rows = {_shape(it, [n_total, k])} reshape(moved)",
         "  zero = s64[] constant(0)",
-        f"  nothing = {t}[] constant(0)",
+        f"  nothing = {t}[] constant({_zero(t)})",
         f"  empty = {_shape(t, acc)} broadcast(nothing), dimensions={{}}",
         f"  init = {state} tuple(zero, rows, empty, operand)",
         f"  loop = {state} while(init), condition=cond, body=body",
@@ -103,12 +108,20 @@ def expansion_text(gather: HloInstruction) -> str | None:
         "  one = s64[] constant(1)",
         f"  row = {_shape(it, [1, k])} dynamic-slice(rows, i, zero), dynamic_slice_sizes={{1,{k}}}",
     ]
+    unsigned = indices.shape.element_type.is_unsigned_integral
     for j, d in enumerate(start_map):
         body += [
             f"  c{j} = {_shape(it, [1, 1])} slice(row), slice={{[0:1], [{j}:{j + 1}]}}",
             f"  r{j} = {it}[] reshape(c{j})",
-            f"  start{j} = s64[] convert(r{j})",
         ]
+        value = f"r{j}"
+        if unsigned:  # clamp while still unsigned: a huge index must not wrap negative
+            body += [
+                f"  most{j} = {it}[] constant({dims[d]})",
+                f"  u{j} = {it}[] minimum(r{j}, most{j})",
+            ]
+            value = f"u{j}"
+        body.append(f"  start{j} = s64[] convert({value})")
         starts[d] = f"start{j}"
     body += [
         f"  piece = {_shape(t, sizes)} dynamic-slice({', '.join(['operand', *starts])}), "
