@@ -18,13 +18,17 @@ SHARED = Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance" /
 # Ops the CPU backend still runs through the interpreter's kernels somewhere in the suite
 # (see issue 8's notes); this list only shrinks.
 STILL_FALLING_BACK = {
+    # complex numbers (no native representation yet): every op that touches c64/c128
     "abs", "add", "atan2", "bitcast-convert", "broadcast", "cbrt", "compare", "complex",
-    "concatenate", "convert", "convolution", "cosine", "divide", "dot", "dynamic-slice",
-    "dynamic-update-slice", "exponential", "exponential-minus-one", "fft", "gather", "imag",
-    "iota", "log", "log-plus-one", "logistic", "multiply", "negate", "pad", "power", "real",
-    "reduce", "reduce-window", "reverse", "rng-bit-generator", "rsqrt", "scatter", "select",
-    "select-and-scatter", "sign", "sine", "slice", "sort", "sqrt", "subtract", "tanh",
-    "transpose", "triangular-solve",
+    "concatenate", "convert", "cosine", "divide", "dynamic-slice", "dynamic-update-slice",
+    "exponential", "exponential-minus-one", "imag", "iota", "log", "log-plus-one", "logistic",
+    "multiply", "negate", "pad", "power", "real", "reduce", "reduce-window", "reverse",
+    "rsqrt", "select", "sign", "sine", "slice", "sqrt", "subtract", "tanh", "transpose",
+    "triangular-solve",
+    # no native path yet
+    "fft", "rng-bit-generator", "select-and-scatter",
+    # with batching dimensions (the expanders leave those to the interpreter's kernels)
+    "gather", "scatter",
 }  # fmt: skip
 INTERPRETER_PASSES = 1675  # docs/conformance.md
 
