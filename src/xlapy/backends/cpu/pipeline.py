@@ -116,6 +116,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("expanders_sort", "SortDimensionMover"))
     pipeline.add(*_optional("expanders_scatter", "ScatterExpander", is_row_scatter))
     pipeline.add(*_optional("expanders_gather", "GatherExpander", is_row_gather))
+    pipeline.add(*_optional("expanders_select_scatter", "SelectAndScatterExpander"))
     pipeline.add(*_optional("expanders_ragged", "RaggedDotExpander"))
     pipeline.add(*_optional("expanders_ragged", "ScaledDotExpander"))
     pipeline.add(*_optional("expanders_rng", "RngExpander"))

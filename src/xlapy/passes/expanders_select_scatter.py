@@ -1,0 +1,140 @@
+"""``SelectAndScatterExpander``: select-and-scatter as a variadic reduce-window that finds
+each window's selected position, then a scatter of the source values onto them.
+
+Why: select-and-scatter offers each window's elements in row-major order; the
+first one inside the operand is selected, and a later one replaces it when
+``select(selected, candidate)`` is false. That is a fold over the window of
+(value, position) pairs, position -1 standing for padding, which a
+reduce-window with init ``(0, -1)`` performs (the CPU backend's reduce-window
+folds each window sequentially in row-major order). The source values are then
+combined into a result filled with ``init`` at the selected positions by a
+scatter with the scatter computation, in source order; windows that selected
+nothing (all padding) carry position -1, which the scatter skips as out of
+bounds. Both steps have native kernels.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..hlo.instruction import HloInstruction
+from ..hlo.module import HloModule
+from ..hlo.opcode import HloOpcode
+from .pass_base import HloPass
+
+Op = HloOpcode
+
+
+def _shape(t: str, dims: list[int]) -> str:
+    return f"{t}[{','.join(map(str, dims))}]"
+
+
+def _zero(t: str) -> str:
+    return {"pred": "false", "c64": "(0, 0)", "c128": "(0, 0)"}.get(t, "0")
+
+
+def expansion_text(instruction: HloInstruction) -> str | None:
+    operand, source, init = instruction.operands
+    window = instruction.attribute("window")
+    wds = list(window.dimensions) if window is not None else []
+    if any(wd.window_dilation != 1 or wd.base_dilation != 1 for wd in wds):
+        return None
+    t = operand.shape.element_type.hlo_name
+    dims = list(operand.shape.dimensions)
+    out = list(source.shape.dimensions)
+    n, m = math.prod(dims), math.prod(out)
+    window_text = (
+        f"size={'x'.join(str(wd.size) for wd in wds)} "
+        f"stride={'x'.join(str(wd.stride) for wd in wds)} "
+        f"pad={'x'.join(f'{wd.padding_low}_{wd.padding_high}' for wd in wds)}"
+    )
+    if not dims:
+        window_text = ""
+    reducer = [
+        f"  sv = {t}[] parameter(0)",
+        "  sp = s64[] parameter(1)",
+        f"  v = {t}[] parameter(2)",
+        "  p = s64[] parameter(3)",
+        "  none = s64[] constant(-1)",
+        "  inside = pred[] compare(p, none), direction=GT",
+        "  have = pred[] compare(sp, none), direction=GT",
+        "  keep = pred[] call(sv, v), to_apply=select",
+        "  lacking = pred[] not(have)",
+        "  replaced = pred[] not(keep)",
+        "  wanted = pred[] or(lacking, replaced)",
+        "  take = pred[] and(inside, wanted)",
+        f"  rv = {t}[] select(take, v, sv)",
+        "  rp = s64[] select(take, p, sp)",
+        f"  ROOT r = ({t}[], s64[]) tuple(rv, rp)",
+    ]
+    select = [f"  a = {t}[] parameter(0)", f"  b = {t}[] parameter(1)",
+              "  ROOT r = pred[] constant(true)"]  # fmt: skip
+    combine = [f"  a = {t}[] parameter(0)", f"  b = {t}[] parameter(1)",
+               f"  ROOT r = {t}[] copy(b)"]  # fmt: skip
+    entry = [
+        f"  operand = {_shape(t, dims)} parameter(0)",
+        f"  source = {_shape(t, out)} parameter(1)",
+        f"  init = {t}[] parameter(2)",
+        f"  linear = s64[{n}] iota(), iota_dimension=0",
+        f"  positions = {_shape('s64', dims)} reshape(linear)",
+        f"  no_value = {t}[] constant({_zero(t)})",
+        "  no_position = s64[] constant(-1)",
+        f"  chosen = ({_shape(t, out)}, {_shape('s64', out)}) reduce-window(operand, positions, "
+        f"no_value, no_position), window={{{window_text}}}, to_apply=fold",
+        f"  where = {_shape('s64', out)} get-tuple-element(chosen), index=1",
+        f"  indices = s64[{m},1] reshape(where)",
+        f"  values = {t}[{m}] reshape(source)",
+        f"  base = {t}[{n}] broadcast(init), dimensions={{}}",
+        f"  scattered = {t}[{n}] scatter(base, indices, values), update_window_dims={{}}, "
+        "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
+        "to_apply=combine",
+        f"  ROOT result = {_shape(t, dims)} reshape(scattered)",
+    ]
+    parts = [("select", select), ("combine", combine), ("fold", reducer)]
+    text = "HloModule select_and_scatter_expansion\n\n"
+    for name, lines in parts:
+        text += f"{name} {{\n" + "\n".join(lines) + "\n}\n\n"
+    return text + "ENTRY expansion {\n" + "\n".join(entry) + "\n}\n"
+
+
+def expand_select_and_scatter(instruction: HloInstruction) -> HloInstruction | None:
+    from ..hlo import parse_module
+    from .inliner import clone_body, clone_computation
+
+    text = expansion_text(instruction)
+    if text is None:
+        return None
+    parsed = parse_module(text)
+    fold = parsed.computation("fold")
+    for inner in fold.instructions:
+        if inner.opcode is Op.CALL:
+            inner.set_attribute("to_apply", instruction.attribute("select"))
+    module = instruction.parent.parent
+    fold_copy = clone_computation(module, fold)
+    caller = instruction.parent
+    value, created = clone_body(parsed.entry, caller, list(instruction.operands))
+    for inner in created:
+        if inner.opcode is Op.REDUCE_WINDOW:
+            inner.set_attribute("to_apply", fold_copy)
+        elif inner.opcode is Op.SCATTER:
+            inner.set_attribute("to_apply", instruction.attribute("scatter"))
+    instruction.replace_all_uses_with(value)
+    caller.remove_instruction(instruction)
+    caller.sort_topologically()
+    return value
+
+
+class SelectAndScatterExpander(HloPass):
+    name = "select-and-scatter-expander"
+
+    def run(self, module: HloModule) -> bool:
+        changed = False
+        for computation in list(module.computations):
+            for instruction in list(computation.instructions):
+                if (
+                    instruction.opcode is Op.SELECT_AND_SCATTER
+                    and instruction.shape.is_array
+                    and expand_select_and_scatter(instruction) is not None
+                ):
+                    changed = True
+        return changed
