@@ -26,7 +26,7 @@ STILL_FALLING_BACK = {
     "rsqrt", "select", "sign", "sine", "slice", "sqrt", "subtract", "tanh", "transpose",
     "triangular-solve",
     # no native path yet
-    "fft", "rng-bit-generator", "select-and-scatter",
+    "fft", "rng-bit-generator",
     # with batching dimensions (the expanders leave those to the interpreter's kernels)
     "gather", "scatter",
 }  # fmt: skip
