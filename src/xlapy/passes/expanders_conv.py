@@ -30,10 +30,9 @@ from __future__ import annotations
 import math
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
 from ..types import PrimitiveType
-from .pass_base import HloPass
+from .expansion import ExpanderPass, splice
 
 Op = HloOpcode
 P = PrimitiveType
@@ -275,28 +274,13 @@ def _module(head: list[str], t: _Text, root: str) -> str:
 
 
 def canonicalize_convolution(instruction: HloInstruction) -> HloInstruction | None:
-    from ..hlo import parse_module
-    from .inliner import clone_body
-
     text = expansion_text(instruction)
-    if text is None:
-        return None
-    computation = parse_module(text).entry
-    caller = instruction.parent
-    value, _ = clone_body(computation, caller, list(instruction.operands))
-    instruction.replace_all_uses_with(value)
-    caller.remove_instruction(instruction)
-    caller.sort_topologically()
-    return value
+    return None if text is None else splice(instruction, text)
 
 
-class ConvolutionCanonicalizer(HloPass):
+class ConvolutionCanonicalizer(ExpanderPass):
     name = "convolution-canonicalizer"
+    opcodes = frozenset({Op.CONVOLUTION})
 
-    def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in module.computations:
-            for instruction in list(computation.instructions):
-                if instruction.opcode is Op.CONVOLUTION and canonicalize_convolution(instruction):
-                    changed = True
-        return changed
+    def expand(self, instruction: HloInstruction) -> HloInstruction | None:
+        return canonicalize_convolution(instruction)

@@ -20,13 +20,14 @@ have no narrower types).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..hlo.instruction import HloInstruction
-from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
 from ..layout import Layout
 from ..shape import Shape
 from ..types import PrimitiveType
-from .pass_base import HloPass
+from .expansion import ExpanderPass
 
 Op = HloOpcode
 P = PrimitiveType
@@ -72,21 +73,22 @@ def widen_dot(dot: HloInstruction) -> HloInstruction | None:
     return _converted(widened, types[2])
 
 
-class DotTypeWidener(HloPass):
-    name = "dot-type-widener"
+class _Replacing(ExpanderPass):
+    """Replaces each instruction by what ``rewrite`` builds beside it."""
 
-    def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in module.computations:
-            for instruction in list(computation.instructions):
-                if instruction.opcode is not Op.DOT:
-                    continue
-                value = widen_dot(instruction)
-                if value is None:
-                    continue
-                computation.replace_instruction(instruction, value)
-                changed = True
-        return changed
+    rewrite: Callable[[HloInstruction], HloInstruction | None]
+
+    def expand(self, instruction: HloInstruction) -> HloInstruction | None:
+        value = self.rewrite(instruction)
+        if value is not None:
+            instruction.parent.replace_instruction(instruction, value)
+        return value
+
+
+class DotTypeWidener(_Replacing):
+    name = "dot-type-widener"
+    opcodes = frozenset({Op.DOT})
+    rewrite = staticmethod(widen_dot)
 
 
 _LAPACK_TYPES = frozenset({P.F32, P.F64, P.C64, P.C128})
@@ -109,18 +111,7 @@ def widen_linalg(instruction: HloInstruction) -> HloInstruction | None:
     return _converted(widened, et)
 
 
-class LinalgTypeWidener(HloPass):
+class LinalgTypeWidener(_Replacing):
     name = "linalg-type-widener"
-
-    def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in module.computations:
-            for instruction in list(computation.instructions):
-                if instruction.opcode not in (Op.CHOLESKY, Op.TRIANGULAR_SOLVE):
-                    continue
-                value = widen_linalg(instruction)
-                if value is None:
-                    continue
-                computation.replace_instruction(instruction, value)
-                changed = True
-        return changed
+    opcodes = frozenset({Op.CHOLESKY, Op.TRIANGULAR_SOLVE})
+    rewrite = staticmethod(widen_linalg)

@@ -15,9 +15,8 @@ from __future__ import annotations
 import math
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
-from .pass_base import HloPass
+from .expansion import ExpanderPass, splice
 
 Op = HloOpcode
 
@@ -144,48 +143,15 @@ def expansion_text(gather: HloInstruction) -> str | None:
 
 
 def expand_gather(gather: HloInstruction) -> HloInstruction | None:
-    from ..hlo import parse_module
-    from .inliner import clone_body, clone_computation
-
     text = expansion_text(gather)
-    if text is None:
-        return None
-    parsed = parse_module(text)
-    names = {c.name for c in parsed.computations}
-    module = gather.parent.parent
-    copies = {
-        name: clone_computation(module, parsed.computation(name))
-        for name in ("body", "cond")
-        if name in names
-    }
-    caller = gather.parent
-    value, created = clone_body(parsed.entry, caller, list(gather.operands))
-    for instruction in created:
-        if instruction.opcode is Op.WHILE:
-            instruction.set_attribute("body", copies["body"])
-            instruction.set_attribute("condition", copies["cond"])
-    gather.replace_all_uses_with(value)
-    caller.remove_instruction(gather)
-    caller.sort_topologically()
-    return value
+    return None if text is None else splice(gather, text)
 
 
-class GatherExpander(HloPass):
-    """Expands the gathers ``keep`` rejects (by default every one this pass can take)."""
+class GatherExpander(ExpanderPass):
+    """Expands the gathers ``keep`` does not keep (the backend's fast kernel's)."""
 
     name = "gather-expander"
+    opcodes = frozenset({Op.GATHER})
 
-    def __init__(self, keep=None) -> None:  # noqa: ANN001
-        self.keep = keep or (lambda gather: False)
-
-    def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in list(module.computations):
-            for instruction in list(computation.instructions):
-                if (
-                    instruction.opcode is Op.GATHER
-                    and not self.keep(instruction)
-                    and expand_gather(instruction) is not None
-                ):
-                    changed = True
-        return changed
+    def expand(self, instruction: HloInstruction) -> HloInstruction | None:
+        return expand_gather(instruction)

@@ -31,12 +31,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data import DotDimensionNumbers
-from .pass_base import HloPass
+from .expansion import ExpanderPass
 
 Op = HloOpcode
 P = PrimitiveType
@@ -151,7 +150,9 @@ def _scaled(ops, value, scale):  # noqa: ANN001, ANN202
         current = list(s.shape.dimensions)
         spread = current[: d + 1] + [n // k] + current[d + 1 :]
         mapping = [e if e <= d else e + 1 for e in range(len(current))]
-        s = ops.Reshape(ops.BroadcastInDim(s, spread, mapping), current[:d] + [n] + current[d + 1 :])
+        s = ops.Reshape(
+            ops.BroadcastInDim(s, spread, mapping), current[:d] + [n] + current[d + 1 :]
+        )
     return ops.Mul(ops.ConvertElementType(value, P.F32), s)
 
 
@@ -202,17 +203,12 @@ def expand_ragged_dot(instruction: HloInstruction) -> HloInstruction | None:
     return value
 
 
-class RaggedDotExpander(HloPass):
+class RaggedDotExpander(ExpanderPass):
     name = "ragged-dot-expander"
     opcodes = frozenset({Op.RAGGED_DOT})
 
-    def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in list(module.computations):
-            for instruction in list(computation.instructions):
-                if instruction.opcode in self.opcodes and expand_ragged_dot(instruction):
-                    changed = True
-        return changed
+    def expand(self, instruction: HloInstruction) -> HloInstruction | None:
+        return expand_ragged_dot(instruction)
 
 
 class ScaledDotExpander(RaggedDotExpander):

@@ -27,11 +27,10 @@ from __future__ import annotations
 import math
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
 from ..types import PrimitiveType
 from ..xla_data import RandomDistribution
-from .pass_base import HloPass
+from .expansion import ExpanderPass, splice
 
 Op = HloOpcode
 P = PrimitiveType
@@ -153,28 +152,13 @@ def expansion_text(instruction: HloInstruction) -> str | None:
 
 
 def expand_rng(instruction: HloInstruction) -> HloInstruction | None:
-    from ..hlo import parse_module
-    from .inliner import clone_body
-
     text = expansion_text(instruction)
-    if text is None:
-        return None
-    computation = parse_module(text).entry
-    caller = instruction.parent
-    value, _ = clone_body(computation, caller, list(instruction.operands))
-    instruction.replace_all_uses_with(value)
-    caller.remove_instruction(instruction)
-    caller.sort_topologically()
-    return value
+    return None if text is None else splice(instruction, text)
 
 
-class RngExpander(HloPass):
+class RngExpander(ExpanderPass):
     name = "rng-expander"
+    opcodes = frozenset({Op.RNG})
 
-    def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in list(module.computations):
-            for instruction in list(computation.instructions):
-                if instruction.opcode is Op.RNG and expand_rng(instruction) is not None:
-                    changed = True
-        return changed
+    def expand(self, instruction: HloInstruction) -> HloInstruction | None:
+        return expand_rng(instruction)

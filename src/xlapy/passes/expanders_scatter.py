@@ -21,9 +21,8 @@ from __future__ import annotations
 import math
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
-from .pass_base import HloPass
+from .expansion import ExpanderPass, splice
 
 Op = HloOpcode
 
@@ -161,53 +160,19 @@ def expansion_text(scatter: HloInstruction) -> str | None:
 
 
 def expand_scatter(scatter: HloInstruction) -> HloInstruction | None:
-    from ..hlo import parse_module
-    from .inliner import clone_body, clone_computation
-
     text = expansion_text(scatter)
     if text is None:
         return None
     if scatter.operand(0).shape.element_type.is_pred:
         text = text.replace("ROOT r = pred[] add(a, b)", "ROOT r = pred[] or(a, b)")
-    parsed = parse_module(text)
-    names = {c.name for c in parsed.computations}
-    module = scatter.parent.parent
-    body_copy = cond_copy = None
-    if "body" in names:
-        body = parsed.computation("body")
-        for instruction in body.instructions:
-            if instruction.opcode is Op.MAP:
-                instruction.set_attribute("to_apply", scatter.to_apply)
-        body_copy = clone_computation(module, body)
-        cond_copy = clone_computation(module, parsed.computation("cond"))
-    caller = scatter.parent
-    value, created = clone_body(parsed.entry, caller, list(scatter.operands))
-    for instruction in created:
-        if instruction.opcode is Op.WHILE:
-            instruction.set_attribute("body", body_copy)
-            instruction.set_attribute("condition", cond_copy)
-    scatter.replace_all_uses_with(value)
-    caller.remove_instruction(scatter)
-    caller.sort_topologically()
-    return value
+    return splice(scatter, text, {"combine": scatter.to_apply})
 
 
-class ScatterExpander(HloPass):
-    """Expands the scatters ``keep`` rejects (by default every one this pass can take)."""
+class ScatterExpander(ExpanderPass):
+    """Expands the scatters ``keep`` does not keep (the backend's fast kernel's)."""
 
     name = "scatter-expander"
+    opcodes = frozenset({Op.SCATTER})
 
-    def __init__(self, keep=None) -> None:  # noqa: ANN001
-        self.keep = keep or (lambda scatter: False)
-
-    def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in list(module.computations):
-            for instruction in list(computation.instructions):
-                if (
-                    instruction.opcode is Op.SCATTER
-                    and not self.keep(instruction)
-                    and expand_scatter(instruction) is not None
-                ):
-                    changed = True
-        return changed
+    def expand(self, instruction: HloInstruction) -> HloInstruction | None:
+        return expand_scatter(instruction)

@@ -18,9 +18,8 @@ from __future__ import annotations
 import math
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
-from .pass_base import HloPass
+from .expansion import ExpanderPass, splice
 
 Op = HloOpcode
 
@@ -98,43 +97,18 @@ def expansion_text(instruction: HloInstruction) -> str | None:
 
 
 def expand_select_and_scatter(instruction: HloInstruction) -> HloInstruction | None:
-    from ..hlo import parse_module
-    from .inliner import clone_body, clone_computation
-
+    if not instruction.shape.is_array:
+        return None
     text = expansion_text(instruction)
     if text is None:
         return None
-    parsed = parse_module(text)
-    fold = parsed.computation("fold")
-    for inner in fold.instructions:
-        if inner.opcode is Op.CALL:
-            inner.set_attribute("to_apply", instruction.attribute("select"))
-    module = instruction.parent.parent
-    fold_copy = clone_computation(module, fold)
-    caller = instruction.parent
-    value, created = clone_body(parsed.entry, caller, list(instruction.operands))
-    for inner in created:
-        if inner.opcode is Op.REDUCE_WINDOW:
-            inner.set_attribute("to_apply", fold_copy)
-        elif inner.opcode is Op.SCATTER:
-            inner.set_attribute("to_apply", instruction.attribute("scatter"))
-    instruction.replace_all_uses_with(value)
-    caller.remove_instruction(instruction)
-    caller.sort_topologically()
-    return value
+    bind = {"select": instruction.attribute("select"), "combine": instruction.attribute("scatter")}
+    return splice(instruction, text, bind)
 
 
-class SelectAndScatterExpander(HloPass):
+class SelectAndScatterExpander(ExpanderPass):
     name = "select-and-scatter-expander"
+    opcodes = frozenset({Op.SELECT_AND_SCATTER})
 
-    def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in list(module.computations):
-            for instruction in list(computation.instructions):
-                if (
-                    instruction.opcode is Op.SELECT_AND_SCATTER
-                    and instruction.shape.is_array
-                    and expand_select_and_scatter(instruction) is not None
-                ):
-                    changed = True
-        return changed
+    def expand(self, instruction: HloInstruction) -> HloInstruction | None:
+        return expand_select_and_scatter(instruction)

@@ -12,11 +12,10 @@ than the sort.
 from __future__ import annotations
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.module import HloModule
 from ..hlo.opcode import HloOpcode
 from ..layout import Layout
 from ..shape import Shape
-from .pass_base import HloPass
+from .expansion import ExpanderPass
 
 Op = HloOpcode
 
@@ -67,18 +66,12 @@ def move_sort_dimension(sort: HloInstruction) -> HloInstruction | None:
     )
 
 
-class SortDimensionMover(HloPass):
+class SortDimensionMover(ExpanderPass):
     name = "sort-dimension-mover"
+    opcodes = frozenset({Op.SORT})
 
-    def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in module.computations:
-            for instruction in list(computation.instructions):
-                if instruction.opcode is not Op.SORT:
-                    continue
-                value = move_sort_dimension(instruction)
-                if value is None:
-                    continue
-                computation.replace_instruction(instruction, value)
-                changed = True
-        return changed
+    def expand(self, instruction: HloInstruction) -> HloInstruction | None:
+        value = move_sort_dimension(instruction)
+        if value is not None:
+            instruction.parent.replace_instruction(instruction, value)
+        return value
