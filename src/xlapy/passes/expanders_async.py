@@ -146,18 +146,24 @@ class OptimizationBarrierRemover(HloPass):
     name = "optimization-barrier-remover"
 
     def run(self, module: HloModule) -> bool:
-        changed = False
-        for computation in module.computations:
-            for instruction in computation.post_order():
-                if instruction.opcode not in _BARRIERS or has_control_edges(instruction):
-                    continue
-                value = instruction.operand(0)
-                if not same_shape(value.shape, instruction.shape):
-                    continue
-                instruction.replace_all_uses_with(value)
-                computation.remove_instruction(instruction)
-                changed = True
-        return changed
+        return _replace_by_operand(module, lambda i: i.opcode in _BARRIERS)
+
+
+def _replace_by_operand(module: HloModule, wanted: object) -> bool:
+    """Every instruction ``wanted`` picks (without control edges) becomes its first
+    operand, where that has the instruction's shape."""
+    changed = False
+    for computation in module.computations:
+        for instruction in computation.post_order():
+            if not wanted(instruction) or has_control_edges(instruction):  # type: ignore[operator]
+                continue
+            value = instruction.operand(0)
+            if not same_shape(value.shape, instruction.shape):
+                continue
+            instruction.replace_all_uses_with(value)
+            computation.remove_instruction(instruction)
+            changed = True
+    return changed
 
 
 class ShardingAnnotationRemover(HloPass):
@@ -170,23 +176,14 @@ class ShardingAnnotationRemover(HloPass):
     def run(self, module: HloModule) -> bool:
         from ..custom_call import SHARDING_ANNOTATIONS
 
-        changed = False
-        for computation in module.computations:
-            for instruction in computation.post_order():
-                if (
-                    instruction.opcode is not Op.CUSTOM_CALL
-                    or instruction.custom_call_target not in SHARDING_ANNOTATIONS
-                    or instruction.operand_count != 1
-                    or has_control_edges(instruction)
-                ):
-                    continue
-                value = instruction.operand(0)
-                if not same_shape(value.shape, instruction.shape):
-                    continue
-                instruction.replace_all_uses_with(value)
-                computation.remove_instruction(instruction)
-                changed = True
-        return changed
+        return _replace_by_operand(
+            module,
+            lambda i: (
+                i.opcode is Op.CUSTOM_CALL
+                and i.custom_call_target in SHARDING_ANNOTATIONS
+                and i.operand_count == 1
+            ),
+        )
 
 
 __all__ = [

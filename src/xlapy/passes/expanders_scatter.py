@@ -22,17 +22,9 @@ import math
 
 from ..hlo.instruction import HloInstruction
 from ..hlo.opcode import HloOpcode
-from .expansion import ExpanderPass, splice
+from .expansion import ExpanderPass, hlo_shape, index_rows, ints, splice
 
 Op = HloOpcode
-
-
-def _ints(value: object) -> list[int]:
-    return [int(v) for v in (value or ())]  # type: ignore[union-attr]
-
-
-def _shape(t: str, dims: list[int]) -> str:
-    return f"{t}[{','.join(map(str, dims))}]"
 
 
 def expansion_text(scatter: HloInstruction) -> str | None:
@@ -40,11 +32,11 @@ def expansion_text(scatter: HloInstruction) -> str | None:
         return None
     operand, indices, updates = scatter.operands
     a = scatter.attribute
-    if _ints(a("input_batching_dims")) or _ints(a("scatter_indices_batching_dims")):
+    if ints(a("input_batching_dims")) or ints(a("scatter_indices_batching_dims")):
         return None
-    window_dims = _ints(a("update_window_dims"))
-    inserted = _ints(a("inserted_window_dims"))
-    to_operand = _ints(a("scatter_dims_to_operand_dims"))
+    window_dims = ints(a("update_window_dims"))
+    inserted = ints(a("inserted_window_dims"))
+    to_operand = ints(a("scatter_dims_to_operand_dims"))
     ivd = int(a("index_vector_dim"))
     t = operand.shape.element_type.hlo_name
     it = indices.shape.element_type.hlo_name
@@ -66,40 +58,28 @@ def expansion_text(scatter: HloInstruction) -> str | None:
     for j, d in enumerate(mapped):
         full_window[d] = window[j]
     head = [
-        f"  operand = {_shape(t, dims)} parameter(0)",
-        f"  indices = {_shape(it, list(indices.shape.dimensions))} parameter(1)",
-        f"  updates = {_shape(t, upd_dims)} parameter(2)",
+        f"  operand = {hlo_shape(t, dims)} parameter(0)",
+        f"  indices = {hlo_shape(it, list(indices.shape.dimensions))} parameter(1)",
+        f"  updates = {hlo_shape(t, upd_dims)} parameter(2)",
     ]
     if n_total == 0 or any(w > n for w, n in zip(full_window, dims, strict=True)):
         # No index, or no window fits the operand (every index skipped): the operand.
-        identity = [*head, f"  ROOT result = {_shape(t, dims)} copy(operand)"]
+        identity = [*head, f"  ROOT result = {hlo_shape(t, dims)} copy(operand)"]
         return "HloModule scatter_expansion\n\nENTRY scatter {\n" + "\n".join(identity) + "\n}\n"
-    lines = list(head)
-    source = "indices"
-    if ivd == len(indices.shape.dimensions):
-        lines.append(f"  with_vector = {_shape(it, idx_dims)} reshape(indices)")
-        source = "with_vector"
-    perm = [d for d in range(len(idx_dims)) if d != ivd] + [ivd]
-    lines += [
-        f"  moved = {_shape(it, [idx_dims[d] for d in perm])} transpose({source}), "
-        f"dimensions={{{','.join(map(str, perm))}}}",
-        f"  rows = {_shape(it, [n_total, k])} reshape(moved)",
-    ]
+    lines = [*head, *index_rows(indices, ivd)[0]]
     uperm = scatter_dims + window_dims
     lines += [
-        f"  uorder = {_shape(t, [upd_dims[d] for d in uperm])} transpose(updates), "
+        f"  uorder = {hlo_shape(t, [upd_dims[d] for d in uperm])} transpose(updates), "
         f"dimensions={{{','.join(map(str, uperm))}}}",
-        f"  ups = {_shape(t, [n_total, *window])} reshape(uorder)",
+        f"  ups = {hlo_shape(t, [n_total, *window])} reshape(uorder)",
         "  zero = s64[] constant(0)",
-        f"  init = (s64[], {_shape(t, dims)}, {_shape(it, [n_total, k])}, "
-        f"{_shape(t, [n_total, *window])}) tuple(zero, operand, rows, ups)",
-        f"  loop = (s64[], {_shape(t, dims)}, {_shape(it, [n_total, k])}, "
-        f"{_shape(t, [n_total, *window])}) while(init), condition=cond, body=body",
-        f"  ROOT result = {_shape(t, dims)} get-tuple-element(loop), index=1",
+        f"  init = (s64[], {hlo_shape(t, dims)}, {hlo_shape(it, [n_total, k])}, "
+        f"{hlo_shape(t, [n_total, *window])}) tuple(zero, operand, rows, ups)",
+        f"  loop = (s64[], {hlo_shape(t, dims)}, {hlo_shape(it, [n_total, k])}, "
+        f"{hlo_shape(t, [n_total, *window])}) while(init), condition=cond, body=body",
+        f"  ROOT result = {hlo_shape(t, dims)} get-tuple-element(loop), index=1",
     ]
-    state = (
-        f"(s64[], {_shape(t, dims)}, {_shape(it, [n_total, k])}, {_shape(t, [n_total, *window])})"
-    )
+    state = f"(s64[], {hlo_shape(t, dims)}, {hlo_shape(it, [n_total, k])}, {hlo_shape(t, [n_total, *window])})"
     cond = [
         f"  s = {state} parameter(0)",
         "  i = s64[] get-tuple-element(s), index=0",
@@ -109,18 +89,18 @@ def expansion_text(scatter: HloInstruction) -> str | None:
     body = [
         f"  s = {state} parameter(0)",
         "  i = s64[] get-tuple-element(s), index=0",
-        f"  x = {_shape(t, dims)} get-tuple-element(s), index=1",
-        f"  rows = {_shape(it, [n_total, k])} get-tuple-element(s), index=2",
-        f"  ups = {_shape(t, [n_total, *window])} get-tuple-element(s), index=3",
+        f"  x = {hlo_shape(t, dims)} get-tuple-element(s), index=1",
+        f"  rows = {hlo_shape(it, [n_total, k])} get-tuple-element(s), index=2",
+        f"  ups = {hlo_shape(t, [n_total, *window])} get-tuple-element(s), index=3",
         "  zero = s64[] constant(0)",
         "  one = s64[] constant(1)",
-        f"  row = {_shape(it, [1, k])} dynamic-slice(rows, i, zero), dynamic_slice_sizes={{1,{k}}}",
+        f"  row = {hlo_shape(it, [1, k])} dynamic-slice(rows, i, zero), dynamic_slice_sizes={{1,{k}}}",
     ]
     starts = ["zero"] * rank
     checks = []
     for j, d in enumerate(to_operand):
         body += [
-            f"  c{j} = {_shape(it, [1, 1])} slice(row), slice={{[0:1], [{j}:{j + 1}]}}",
+            f"  c{j} = {hlo_shape(it, [1, 1])} slice(row), slice={{[0:1], [{j}:{j + 1}]}}",
             f"  r{j} = {it}[] reshape(c{j})",
             f"  start{j} = s64[] convert(r{j})",
             f"  limit{j} = s64[] constant({dims[d] - full_window[d]})",
@@ -135,15 +115,15 @@ def expansion_text(scatter: HloInstruction) -> str | None:
         body.append(f"  fits{j} = pred[] and({fits}, {check})")
         fits = f"fits{j}"
     body += [
-        f"  current = {_shape(t, full_window)} dynamic-slice({', '.join(['x', *starts])}), "
+        f"  current = {hlo_shape(t, full_window)} dynamic-slice({', '.join(['x', *starts])}), "
         f"dynamic_slice_sizes={{{','.join(map(str, full_window))}}}",
-        f"  piece = {_shape(t, [1, *window])} dynamic-slice({', '.join(['ups', 'i', *['zero'] * len(window)])}), "
+        f"  piece = {hlo_shape(t, [1, *window])} dynamic-slice({', '.join(['ups', 'i', *['zero'] * len(window)])}), "
         f"dynamic_slice_sizes={{1{''.join(',' + str(w) for w in window)}}}",
-        f"  update = {_shape(t, full_window)} reshape(piece)",
-        f"  combined = {_shape(t, full_window)} map(current, update), dimensions={{{','.join(map(str, range(rank)))}}}, to_apply=combine",
+        f"  update = {hlo_shape(t, full_window)} reshape(piece)",
+        f"  combined = {hlo_shape(t, full_window)} map(current, update), dimensions={{{','.join(map(str, range(rank)))}}}, to_apply=combine",
         f"  keep = pred[{','.join(map(str, full_window))}] broadcast({fits}), dimensions={{}}",
-        f"  chosen = {_shape(t, full_window)} select(keep, combined, current)",
-        f"  written = {_shape(t, dims)} dynamic-update-slice({', '.join(['x', 'chosen', *starts])})",
+        f"  chosen = {hlo_shape(t, full_window)} select(keep, combined, current)",
+        f"  written = {hlo_shape(t, dims)} dynamic-update-slice({', '.join(['x', 'chosen', *starts])})",
         "  next = s64[] add(i, one)",
         f"  ROOT out = {state} tuple(next, written, rows, ups)",
     ]

@@ -19,17 +19,9 @@ import math
 
 from ..hlo.instruction import HloInstruction
 from ..hlo.opcode import HloOpcode
-from .expansion import ExpanderPass, splice
+from .expansion import ExpanderPass, hlo_shape, splice, zero_literal
 
 Op = HloOpcode
-
-
-def _shape(t: str, dims: list[int]) -> str:
-    return f"{t}[{','.join(map(str, dims))}]"
-
-
-def _zero(t: str) -> str:
-    return {"pred": "false", "c64": "(0, 0)", "c128": "(0, 0)"}.get(t, "0")
 
 
 def expansion_text(instruction: HloInstruction) -> str | None:
@@ -71,23 +63,23 @@ def expansion_text(instruction: HloInstruction) -> str | None:
     combine = [f"  a = {t}[] parameter(0)", f"  b = {t}[] parameter(1)",
                f"  ROOT r = {t}[] copy(b)"]  # fmt: skip
     entry = [
-        f"  operand = {_shape(t, dims)} parameter(0)",
-        f"  source = {_shape(t, out)} parameter(1)",
+        f"  operand = {hlo_shape(t, dims)} parameter(0)",
+        f"  source = {hlo_shape(t, out)} parameter(1)",
         f"  init = {t}[] parameter(2)",
         f"  linear = s64[{n}] iota(), iota_dimension=0",
-        f"  positions = {_shape('s64', dims)} reshape(linear)",
-        f"  no_value = {t}[] constant({_zero(t)})",
+        f"  positions = {hlo_shape('s64', dims)} reshape(linear)",
+        f"  no_value = {t}[] constant({zero_literal(t)})",
         "  no_position = s64[] constant(-1)",
-        f"  chosen = ({_shape(t, out)}, {_shape('s64', out)}) reduce-window(operand, positions, "
+        f"  chosen = ({hlo_shape(t, out)}, {hlo_shape('s64', out)}) reduce-window(operand, positions, "
         f"no_value, no_position), window={{{window_text}}}, to_apply=fold",
-        f"  where = {_shape('s64', out)} get-tuple-element(chosen), index=1",
+        f"  where = {hlo_shape('s64', out)} get-tuple-element(chosen), index=1",
         f"  indices = s64[{m},1] reshape(where)",
         f"  values = {t}[{m}] reshape(source)",
         f"  base = {t}[{n}] broadcast(init), dimensions={{}}",
         f"  scattered = {t}[{n}] scatter(base, indices, values), update_window_dims={{}}, "
         "inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, "
         "to_apply=combine",
-        f"  ROOT result = {_shape(t, dims)} reshape(scattered)",
+        f"  ROOT result = {hlo_shape(t, dims)} reshape(scattered)",
     ]
     parts = [("select", select), ("combine", combine), ("fold", reducer)]
     text = "HloModule select_and_scatter_expansion\n\n"

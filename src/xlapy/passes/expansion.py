@@ -18,6 +18,43 @@ from ..hlo.opcode import HloOpcode
 from .pass_base import HloPass
 
 
+def ints(value: object) -> list[int]:
+    """An attribute's integers (an absent attribute is empty)."""
+    return [int(v) for v in (value or ())]  # type: ignore[union-attr]
+
+
+def hlo_shape(t: str, dims: list[int]) -> str:
+    return f"{t}[{','.join(map(str, dims))}]"
+
+
+def zero_literal(t: str) -> str:
+    """Zero of element type ``t`` as HLO text writes it."""
+    return {"pred": "false", "c64": "(0, 0)", "c128": "(0, 0)"}.get(t, "0")
+
+
+def index_rows(indices: HloInstruction, vector_dim: int) -> tuple[list[str], int, int]:
+    """HLO lines that make parameter ``indices`` a ``rows`` value of shape [N, K] (the
+    index vector last, one row per start index), with N and K."""
+    t = indices.shape.element_type.hlo_name
+    dims = list(indices.shape.dimensions)
+    lines, source = [], "indices"
+    if vector_dim == len(dims):  # an implicit index vector of one
+        dims.append(1)
+        lines.append(f"  with_vector = {hlo_shape(t, dims)} reshape(indices)")
+        source = "with_vector"
+    perm = [d for d in range(len(dims)) if d != vector_dim] + [vector_dim]
+    k = dims[vector_dim]
+    n = 1
+    for d in perm[:-1]:
+        n *= dims[d]
+    lines += [
+        f"  moved = {hlo_shape(t, [dims[d] for d in perm])} transpose({source}), "
+        f"dimensions={{{','.join(map(str, perm))}}}",
+        f"  rows = {hlo_shape(t, [n, k])} reshape(moved)",
+    ]
+    return lines, n, k
+
+
 def _rebind(instruction: HloInstruction, resolve: dict[int, HloComputation]) -> None:
     for old in instruction.called_computations():
         new = resolve.get(id(old))

@@ -127,24 +127,30 @@ class CallInliner(HloPass):
     name = "call-inliner"
 
     def run(self, module: HloModule) -> bool:
-        changed = False
         # Callers first: a call inlined into a caller is inlined again there if it calls.
-        for computation in reversed(module.computation_post_order()):
-            pending = [i for i in computation.instructions if _inlinable_call(i)]
-            while pending:
-                call = pending.pop()
-                if call.parent is not computation:
-                    continue
-                before = set(map(id, computation.instructions))
-                if inline_call(call) is None:
-                    continue
-                changed = True
-                pending.extend(
-                    i
-                    for i in computation.instructions
-                    if id(i) not in before and _inlinable_call(i)
-                )
-        return changed
+        computations = reversed(module.computation_post_order())
+        return any([_inline_all(c, _inlinable_call) for c in computations])
+
+
+def _inline_all(computation: HloComputation, wanted: object) -> bool:
+    """Inline every instruction of ``computation`` that ``wanted`` picks, including those
+    that inlining brings in."""
+    changed = False
+    pending = [i for i in computation.instructions if wanted(i)]  # type: ignore[operator]
+    while pending:
+        call = pending.pop()
+        if call.parent is not computation:
+            continue
+        before = set(map(id, computation.instructions))
+        if inline_call(call) is None:
+            continue
+        changed = True
+        pending.extend(
+            i
+            for i in computation.instructions
+            if id(i) not in before and wanted(i)  # type: ignore[operator]
+        )
+    return changed
 
 
 class Defuser(HloPass):
@@ -154,31 +160,19 @@ class Defuser(HloPass):
     name = "defuser"
 
     def run(self, module: HloModule) -> bool:
-        changed = False
         fused = {
             id(i.fused_computation)
             for c in module.computations
             for i in c.instructions
             if i.opcode is Op.FUSION and i.fused_computation is not None
         }
-        for computation in list(module.computations):
-            if id(computation) in fused:
-                continue
-            pending = [i for i in computation.instructions if i.opcode is Op.FUSION]
-            while pending:
-                fusion = pending.pop()
-                if fusion.parent is not computation:
-                    continue
-                before = set(map(id, computation.instructions))
-                if inline_call(fusion) is None:
-                    continue
-                changed = True
-                pending.extend(
-                    i
-                    for i in computation.instructions
-                    if id(i) not in before and i.opcode is Op.FUSION
-                )
-        return changed
+        return any(
+            [
+                _inline_all(c, lambda i: i.opcode is Op.FUSION)
+                for c in list(module.computations)
+                if id(c) not in fused
+            ]
+        )
 
 
 # -- maps -----------------------------------------------------------------------------------
