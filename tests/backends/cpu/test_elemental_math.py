@@ -50,7 +50,7 @@ APPROX = {
     "tanh": (1, 3),
     "logistic": (1, 3),
     "rsqrt": (0, 0),
-    "cbrt": (1, 2),
+    "cbrt": (1, 4),  # numpy 2.4's f64 cbrt is 3 ULPs off at 6.96855742575775e120
     "erf": (1, 4),
     "power": (1, 4),
     "sine": (1, 2),

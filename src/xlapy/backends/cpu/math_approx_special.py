@@ -159,7 +159,7 @@ def _log_double_double(d: Emitter, a: ir.Value) -> tuple[ir.Value, ir.Value]:
 
 
 def power(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    """x^y = exp(y log|x|) with C99's special cases: x^0 = 1 and 1^y = 1 (even for NaN),
+    """x^y = exp(y log|x|) with C99's special cases: x^0 = 1 and 1^y = 1 (even for a quiet NaN),
     (-1)^+-inf = 1, a negative finite x to a finite non-integer power is NaN, and the
     sign of x (or of -0) survives an odd integer power."""
     m = Emitter(b, x.type)
@@ -193,7 +193,16 @@ def power(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
     result = d.select(b.or_(d.is_nan(xd), d.is_nan(yd)), d.add(xd, yd), result)
     one = b.or_(d.cmp("==", yd, 0.0), d.cmp("==", xd, 1.0))
     one = b.or_(one, b.and_(d.cmp("==", xd, -1.0), d.cmp("==", d.abs(yd), inf)))
+    # ...but a signaling NaN operand gives NaN, even there (glibc's pow, so numpy's).
+    one = b.and_(one, b.not_(b.or_(_is_signaling(d, b, xd), _is_signaling(d, b, yd))))
     return m.narrow(d.select(one, 1.0, result), x.type)
+
+
+def _is_signaling(d: Emitter, b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """A NaN whose quiet bit (the top mantissa bit) is clear; only double values get
+    here, float ones having been quieted by their widening."""
+    quiet = b.and_(d.bits(v), d.i(1 << 51))
+    return b.and_(d.is_nan(v), b.icmp_unsigned("==", quiet, d.i(0)))
 
 
 _LN2_HI42, _LN2_LO42 = split("ln2", True, hi_bits=42)

@@ -8,7 +8,9 @@ numpy's (libm's) functions. XLA:CPU's own approximations differ from that by a f
 
 Complex functions follow XLA's formulas (``elementwise_complex``) so that special values
 come out as XLA's; those XLA:CPU does not implement for complex (cbrt, acos...) use
-numpy's in c128, rounded once. Integer power is XLA:CPU's loop, quirks included.
+numpy's in c128, rounded once. Integer power is XLA:CPU's loop, quirks included. A NaN
+from numbers (a domain error) is x86's default NaN, sign set, as on XLA:CPU, whatever
+numpy's version gives.
 """
 
 from __future__ import annotations
@@ -48,9 +50,27 @@ def _compute(fn: _Fn, operands: list[Value], et: PrimitiveType, out: PrimitiveTy
         args = [widen(v, et).astype(np.float64) for v in operands]
     with np.errstate(all="ignore"):
         result = np.asarray(fn(*args))
+        if not et.is_complex:
+            result = _default_nan(result, args)
         if result.dtype == np.float64 and out is not P.F64 and not et.is_complex:
             result = result.astype(np.float32)  # once to f32, then (if narrower) to ``out``
         return as_result(narrow(result, out), out)
+
+
+# x86's default NaN (sign set), what an invalid SSE operation gives and XLA:CPU returns.
+DEFAULT_NAN = np.uint64(0xFFF8000000000000).view(np.float64)
+
+
+def _default_nan(result: np.ndarray, args: list[np.ndarray]) -> np.ndarray:
+    """A NaN made from numbers (a domain error: log(-1), sin(inf)) as the default NaN.
+    numpy's sign for it varies with its version and the function (numpy 2.4: +NaN from
+    f64 log, -NaN from f32 log); NaN operands keep propagating as they came."""
+    if result.dtype != np.float64:
+        return result
+    from_numbers = np.isnan(result)
+    for a in args:
+        from_numbers &= ~np.isnan(a)
+    return np.where(from_numbers, DEFAULT_NAN, result) if from_numbers.any() else result
 
 
 def _math_kernel(opcode: Op, math: _Math) -> None:
