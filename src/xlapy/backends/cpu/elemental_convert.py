@@ -16,6 +16,7 @@ from llvmlite import ir
 
 from ...types import PrimitiveType
 from . import elemental_floats as floats
+from .elemental_complex import convert as complex_convert
 from .elemental_support import (
     const,
     int_bits,
@@ -86,6 +87,8 @@ def emit_convert(
     b: ir.IRBuilder, value: ir.Value, from_type: PrimitiveType, to_type: PrimitiveType
 ) -> ir.Value:
     """``convert`` of one value from ``from_type`` to ``to_type`` (llvm_types forms)."""
+    if from_type.is_complex or to_type.is_complex:
+        return complex_convert(b, value, from_type, to_type, emit_convert)
     for et in (from_type, to_type):
         if et.is_complex or not (et.is_pred or et.is_integral or et.is_float):
             raise NotEmittable(f"convert from {from_type.hlo_name} to {to_type.hlo_name}")
@@ -125,9 +128,6 @@ def bitcast_convert(
         raise NotEmittable(
             f"bitcast-convert from {src.hlo_name} to {dst.hlo_name} (not one element to one)"
         )
-    for et in (src, dst):
-        if et.is_complex:
-            raise NotEmittable(f"bitcast-convert of complex {et.hlo_name}")
     bits = bits_of(b, v, src)
     target = llvm_type(dst)
     return bits if isinstance(target, ir.IntType) else b.bitcast(bits, target)

@@ -23,9 +23,7 @@ P = PrimitiveType
 
 def check_type(et: PrimitiveType) -> None:
     """Raise :class:`NotEmittable` for element types without a native representation."""
-    if et.is_complex:
-        raise NotEmittable(f"complex {et.hlo_name} values are not native yet")
-    if not (et.is_pred or et.is_integral or et.is_float):
+    if not (et.is_pred or et.is_integral or et.is_float or et.is_complex):
         raise NotEmittable(f"{et.hlo_name} is not an element type of elementwise code")
 
 

@@ -6,7 +6,8 @@ dimension, lowest bits first, or packs such a minor dimension into one wide
 element. Every internal buffer is row-major and this machine is little-endian,
 so when both types take whole bytes the result's bytes are the operand's bytes:
 one copy. Sub-byte types (s4, u2, f4e2m1fn, ...) occupy a byte each in memory,
-so there the bits are shifted into place element by element.
+so there the bits are shifted into place element by element. A complex element is its
+(re, im) pair's bits, real part in the low half.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def _bitcast_convert(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     (operand,) = instruction.operands
     src, dst = operand.shape.element_type, instruction.shape.element_type
     for et in (src, dst):
-        if et.is_pred or et.is_complex:
+        if et.is_pred:
             raise NotEmittable(f"bitcast-convert of {et.hlo_name}")
         llvm_type(et)
     if src.bit_width == dst.bit_width:

@@ -29,7 +29,7 @@ from .llvm_types import I8_PTR, I32, NotEmittable, llvm_type
 
 Op = HloOpcode
 P = PrimitiveType
-_PREFIX = {P.F32: "s", P.F64: "d"}
+_PREFIX = {P.F32: "s", P.F64: "d", P.C64: "c", P.C128: "z"}
 
 
 def _constants(
@@ -71,8 +71,8 @@ def _cholesky(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     target = fe.pointer(out)
     fe.m.memcpy(b, target, fe.pointer(fe.value(a)), out.byte_size)
     ty = llvm_type(et)
-    nan = ir.Constant(ty, float("nan"))
-    zero = ir.Constant(ty, 0.0)
+    nan = _splat(ty, float("nan"))
+    zero = _splat(ty, 0.0)
     info = b.bitcast(info_at, I32.as_pointer())
     with for_range(b, 0, batch, "matrix") as m:
         matrix = b.gep(target, [b.mul(m, i64(n * n * size))])
@@ -81,11 +81,7 @@ def _cholesky(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         failed = b.icmp_signed("!=", b.load(info), I32(0))
         # Not finite (LAPACK may not notice NaN): the interpreter's answer is NaN too.
         with for_range(b, 0, n * n, "check") as k:
-            v = b.load(b.gep(values, [k]))
-            bad = b.fcmp_unordered("uno", v, v)
-            bad = b.or_(
-                bad, b.fcmp_ordered("==", b.call(_fabs(fe, ty), [v]), ir.Constant(ty, float("inf")))
-            )
+            bad = _not_finite(fe, b.load(b.gep(values, [k])))
             row, col = b.udiv(k, i64(n)), b.urem(k, i64(n))
             kept = b.icmp_signed("<=", col, row) if lower else b.icmp_signed(">=", col, row)
             failed_here = b.and_(bad, kept)
@@ -99,6 +95,28 @@ def _cholesky(fe: FunctionEmitter, instruction: HloInstruction) -> None:
             slot = b.gep(values, [k])
             value = b.select(kept, b.load(slot), zero)
             b.store(b.select(failed, nan, value), slot)
+
+
+def _splat(ty: ir.Type, value: float) -> ir.Constant:
+    """``value`` as an element (both parts of a complex one)."""
+    if isinstance(ty, ir.VectorType):
+        return ir.Constant(ty, [value] * ty.count)
+    return ir.Constant(ty, value)
+
+
+def _not_finite(fe: FunctionEmitter, v: ir.Value) -> ir.Value:
+    """An ``i1``: the element (either part of a complex one) is infinite or NaN."""
+    b = fe.b
+    if isinstance(v.type, ir.VectorType):
+        values = [b.extract_element(v, I32(j)) for j in range(v.type.count)]
+    else:
+        values = [v]
+    bad = ir.Constant(ir.IntType(1), 0)
+    for x in values:
+        inf = ir.Constant(x.type, float("inf"))
+        bad = b.or_(bad, b.fcmp_unordered("uno", x, x))
+        bad = b.or_(bad, b.fcmp_ordered("==", b.call(_fabs(fe, x.type), [x]), inf))
+    return bad
 
 
 def _fabs(fe: FunctionEmitter, ty: ir.Type) -> ir.Function:
@@ -129,9 +147,13 @@ def _triangular_solve(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     # Column-major views: B^T (cols x rows, ld cols) and A^T (k x k, ld k).
     side = "R" if left else "L"
     uplo = "U" if lower else "L"
-    trans = "N" if transpose is Transpose.NO_TRANSPOSE else "T"
+    # op(A)^T, read through the column-major view A^T: N, T, or for A^H the conjugate A^T^H.
+    trans = {Transpose.NO_TRANSPOSE: "N", Transpose.TRANSPOSE: "T", Transpose.ADJOINT: "C"}[
+        transpose
+    ]
     diag = "U" if unit else "N"
-    one = (ctypes.c_float if et is P.F32 else ctypes.c_double)(1.0)
+    part = ctypes.c_float if et in (P.F32, P.C64) else ctypes.c_double
+    one = (part * 2)(1.0, 0.0)  # 1 (+ 0i for the complex routines)
     fe.m.keep_alive.append(one)
     alpha = ir.Constant(ir.IntType(64), ctypes.addressof(one)).inttoptr(I8_PTR)
     (m_at, n_at, lda_at, ldb_at), flags = _constants(

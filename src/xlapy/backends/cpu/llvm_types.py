@@ -12,7 +12,8 @@ register as the same type, so a load needs no conversion:
 - ``f16`` is ``half``, ``f32`` ``float``, ``f64`` ``double``; ``bf16`` and the
   8-bit floats are their bit patterns (``i16``, ``i8``); arithmetic converts them
   to ``float`` and rounds back to nearest even, which is exact for one operation.
-- complex types are not native yet (:class:`NotEmittable`): ops on them fall back.
+- ``c64`` is ``<2 x float>`` and ``c128`` ``<2 x double>``: (re, im), numpy's interleaved
+  pairs, so a complex element loads and stores as one value (``elemental_complex``).
 
 An emitter that meets something it cannot compile raises :class:`NotEmittable`;
 the compiler then runs that instruction through the interpreter's kernel
@@ -43,6 +44,8 @@ F32 = ir.FloatType()
 F64 = ir.DoubleType()
 I8_PTR = I8.as_pointer()
 VOID = ir.VoidType()
+C64 = ir.VectorType(F32, 2)
+C128 = ir.VectorType(F64, 2)
 
 _BY_TYPE: dict[PrimitiveType, ir.Type] = {
     P.PRED: I8,
@@ -62,6 +65,8 @@ _BY_TYPE: dict[PrimitiveType, ir.Type] = {
     P.BF16: I16,
     P.F32: F32,
     P.F64: F64,
+    P.C64: C64,
+    P.C128: C128,
 }
 # The 8-bit (and smaller) float types are bit patterns in one byte.
 for _t in ARRAY_TYPES:
