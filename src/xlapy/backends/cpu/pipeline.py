@@ -114,12 +114,15 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("expanders_async", "ShardingAnnotationRemover"))
     pipeline.add(*_optional("expanders", "TopkDecomposer"))
     pipeline.add(*_optional("expanders_sort", "SortDimensionMover"))
+    pipeline.add(*_optional("expanders_batching", "BatchedGatherScatterNormalizer"))
     pipeline.add(*_optional("expanders_scatter", "ScatterExpander", is_row_scatter))
     pipeline.add(*_optional("expanders_gather", "GatherExpander", is_row_gather))
     pipeline.add(*_optional("expanders_select_scatter", "SelectAndScatterExpander"))
     pipeline.add(*_optional("expanders_ragged", "RaggedDotExpander"))
     pipeline.add(*_optional("expanders_ragged", "ScaledDotExpander"))
     pipeline.add(*_optional("expanders_rng", "RngExpander"))
+    pipeline.add(*_optional("expanders_rng_bits", "RngBitGeneratorExpander"))
+    pipeline.add(*_optional("expanders_fft", "FftExpander"))
     pipeline.add(*_optional("inliner", "CallInliner"), *_optional("inliner", "MapInliner"))
     simplify = [
         *_optional("algebraic_simplifier", "AlgebraicSimplifier"),

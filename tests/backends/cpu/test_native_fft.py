@@ -1,0 +1,92 @@
+"""fft on the CPU backend (FftExpander: Cooley-Tukey and Bluestein as complex dots and
+products), against the interpreter (numpy's pocketfft): the four kinds, 1-3 dimensions,
+lengths that split, primes short and long, zero sizes and layouts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import xlapy
+from xlapy.backends.interpreter import run as interpret
+from xlapy.hlo import parse_module
+from xlapy.passes.expanders_fft import _split
+
+REAL = {"c64": "f32", "c128": "f64"}
+# Relative to the largest output: each output sums n rounded products (and Bluestein's
+# convolution adds two transforms of twice the length).
+TOLERANCE = {"c64": 2e-5, "c128": 1e-13}
+
+
+def _text(kind: str, t: str, batch: list[int], lengths: list[int], layout: bool) -> str:
+    dims = [*batch, *lengths]
+    if kind == "RFFT":
+        in_t, in_dims = REAL[t], dims
+        out_t, out_dims = t, [*dims[:-1], dims[-1] // 2 + 1]
+    elif kind == "IRFFT":
+        in_t, in_dims = t, [*dims[:-1], dims[-1] // 2 + 1]
+        out_t, out_dims = REAL[t], dims
+    else:
+        in_t = out_t = t
+        in_dims = out_dims = dims
+    order = "{" + ",".join(map(str, range(len(in_dims)))) + "}" if layout else ""
+    return f"""HloModule f
+ENTRY e {{
+  x = {in_t}[{",".join(map(str, in_dims))}]{order} parameter(0)
+  ROOT y = {out_t}[{",".join(map(str, out_dims))}] fft(x), fft_type={kind}, fft_length={{{",".join(map(str, lengths))}}}
+}}"""
+
+
+def _run(kind: str, t: str, batch: list[int], lengths: list[int], seed: int, layout=False):
+    text = _text(kind, t, batch, lengths, layout)
+    module = parse_module(text)
+    operand = module.entry.parameter(0).shape
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=operand.dimensions)
+    if operand.element_type.is_complex:
+        x = x + 1j * rng.normal(size=operand.dimensions)
+    x = x.astype(operand.element_type.dtype)
+    executable = xlapy.local_client("cpu").compile(module)
+    assert executable.fallback_ops == []
+    got, want = np.asarray(executable(x)), np.asarray(interpret(text, x))
+    assert got.dtype == want.dtype and got.shape == want.shape
+    scale = max(float(np.max(np.abs(want))), 1.0) if want.size else 1.0
+    np.testing.assert_allclose(got, want, rtol=0, atol=TOLERANCE[t] * scale)
+
+
+LENGTHS = st.sampled_from([1, 2, 3, 5, 8, 12, 16, 31, 33, 64, 96, 100, 128, 131, 256])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from(["FFT", "IFFT", "RFFT", "IRFFT"]),
+    st.sampled_from(["c64", "c128"]),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.lists(LENGTHS, min_size=1, max_size=3),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_fft_matches_the_interpreter(kind, t, batch, lengths, layout, seed):
+    if len(lengths) == 3:  # keep three-dimensional transforms small
+        lengths = [min(n, 12) for n in lengths]
+    _run(kind, t, batch, lengths, seed, layout)
+
+
+@pytest.mark.parametrize("kind", ["FFT", "IFFT", "RFFT", "IRFFT"])
+@pytest.mark.parametrize("n", [4096, 1009, 2 * 257])
+def test_long_transforms_split_or_use_bluestein(kind, n):
+    _run(kind, "c64", [2], [n], 0)
+
+
+def test_zero_sizes_give_zero_sized_or_zero_results():
+    _run("FFT", "c64", [0], [8], 0)
+    _run("IFFT", "c128", [3], [0], 0)
+
+
+def test_lengths_split_near_their_square_root():
+    assert _split(4096) == (64, 64)
+    assert _split(1000) == (25, 40)
+    assert _split(32) is None  # short: one direct DFT
+    assert _split(1009) is None  # prime
