@@ -34,6 +34,10 @@ from .workloads import WORKLOADS, Workload
 HERE = Path(__file__).resolve().parent
 QUICK_SCALE = 64
 BUDGET_SECONDS = 0.5  # per engine and workload: ~1.5 s per workload over three engines
+# Before each engine's timing: long enough for the previous engine's worker threads to go
+# to sleep (OpenBLAS's and Eigen's spin on the cores for a while after a call), so that
+# no engine is timed while another's idle threads compete for the two cores.
+SETTLE_SECONDS = 0.2
 QUICK_BUDGET_SECONDS = 0.03
 
 
@@ -45,8 +49,10 @@ def time_calls(fn: Callable[[], object], budget: float, repeats: int | None = No
 
     Calls shorter than 100 us are timed in batches (the median of batch
     averages), so that the timer's own cost does not count. Without
-    ``repeats``, as many samples as fit in ``budget`` (at least 5).
+    ``repeats``, as many samples as fit in ``budget`` (at least 5). Waits
+    ``SETTLE_SECONDS`` first, without running anything.
     """
+    time.sleep(SETTLE_SECONDS)
     fn()
     start = time.perf_counter()
     fn()

@@ -631,6 +631,37 @@ def sort_rows(scale: int = 1) -> Workload:
     )
 
 
+def fft(scale: int = 1) -> Workload:
+    rows, n = max(1, 256 // scale), 1024
+    rng = _rng()
+    x = (rng.standard_normal((rows, n)) + 1j * rng.standard_normal((rows, n))).astype(np.complex64)
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("fft")
+        xp = ops.Parameter(bld, 0, xlapy.Shape.array(xlapy.C64, [rows, n]), "p0")
+        return bld.build(ops.Fft(xp, "FFT", [n]))
+
+    def jax_fft(x: Any) -> Any:
+        import jax.numpy as jnp
+
+        return jnp.fft.fft(x, axis=1)
+
+    return Workload(
+        "fft",
+        build,
+        (x,),
+        lambda x: np.fft.fft(x, axis=1).astype(np.complex64),
+        jax_fft,
+        bytes_read=8 * rows * n,
+        bytes_written=8 * rows * n,
+        flops=int(5 * rows * n * math.log2(n)),  # the radix-2 count, by convention
+        bound="compute",
+        rtol=1e-4,
+        atol=1e-3,  # outputs of magnitude ~32 from sums of 1024 terms
+        description=f"FFT of each row of c64[{rows},{n}]",
+    )
+
+
 WORKLOADS: dict[str, Callable[[int], Workload]] = {
     "ew_chain": ew_chain,
     "axpy": axpy,
@@ -647,6 +678,7 @@ WORKLOADS: dict[str, Callable[[int], Workload]] = {
     "gather": gather,
     "scatter_add": scatter_add,
     "sort": sort_rows,
+    "fft": fft,
 }
 """Name -> maker, in report order; a maker takes ``scale`` (1 = the issue's sizes). Keyed by
 name so that ``--filter`` creates only the inputs it runs."""

@@ -246,7 +246,6 @@ def nothing_emitted(text):
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        ("p = c64[2] parameter(0)\n  ROOT r = c64[2] acos(p)", "acos on c64"),
         ("p = c64[2] parameter(0)\n  ROOT r = c64[2] remainder(p, p)", "remainder"),
         ("p = s32[2] parameter(0)\n  ROOT r = s32[2] map(p, p), to_apply=plus", "map"),
         (

@@ -33,7 +33,7 @@ valid HLO, the parser rejects it)::
     is-finite erf                              .    .     N   N    N   N   N     .
     exponential-minus-one log-plus-one tanh    .    .     N   N    N   N   N     N
     logistic sine cosine tan atan2             .    .     N   N    N   N   N     N
-    acos acosh asin asinh atan atanh cosh sinh .    .     N   N    N   N   N     -
+    acos acosh asin asinh atan atanh cosh sinh .    .     N   N    N   N   N     N
     real imag complex                          .    .     N   N    N   N   N     N
     compare (every direction; TOTALORDER)      N    N     N   N    N   N   N     EQ NE
     select                                     N    N     N   N    N   N   N     N

@@ -12,9 +12,10 @@ interpreter's (and XLA's). The real functions inside (exp, sin, atan2...) are
 documented ULPs, carried through the formula; the exact ops are bit for bit.
 
 Complex functions XLA:CPU has no formula for (acos, asin, atan, their hyperbolic forms,
-cosh, sinh) raise :class:`NotEmittable` and run through the interpreter's kernel; cbrt
-is ``z^(1/3)`` as numpy's power computes it (glibc's cpow, C99's special values) in c128,
-rounded once, which is the interpreter's definition.
+cosh, sinh) are Kahan's formulas with glibc's special values
+(``elemental_complex_inverse``); cbrt is ``z^(1/3)`` as numpy's power computes it
+(glibc's cpow, C99's special values) in c128, rounded once, which is the interpreter's
+definition.
 """
 
 from __future__ import annotations
@@ -588,3 +589,10 @@ RULES: dict[HloOpcode, Rule] = {
 
 
 __all__ = ["BINARY", "RULES", "UNARY", "absolute", "compare", "compose", "convert", "parts"]
+
+# The functions XLA:CPU has no formula for, by Kahan's formulas (their own module).
+from .elemental_complex_inverse import INVERSE  # noqa: E402
+
+UNARY.update(INVERSE)
+for _opcode in INVERSE:
+    RULES[_opcode] = _unary

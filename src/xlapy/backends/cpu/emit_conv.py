@@ -1,13 +1,17 @@
-"""Convolution NHWC x HWIO with unit strides and dilations: one GEMM per kernel tap.
+"""Convolution NHWC x HWIO with unit strides and dilations: im2col block by block.
 
 The input is copied once into a zero-padded buffer. Numbering output positions
 over the padded width (``r = (b * Hp + y) * Wp + x``), the input under kernel
 tap ``(i, j)`` for every position is the padded buffer shifted by
-``(i * Wp + j) * C`` elements: an ``[M, C]`` matrix with row stride ``C``. So
-the convolution is ``KH * KW`` GEMMs ``[M, C] x [C, O]`` accumulating into an
-``[M, O]`` buffer (BLAS, all cores), from which the valid ``Ho x Wo`` positions
-are copied out; the wasted border rows cost ``Hp * Wp / (Ho * Wo)`` - 1 extra
-work (6% for 64x64 SAME). Other forms fall back for now.
+``(i * Wp + j) * C`` elements. Blocks of positions are spread over the cores;
+each copies its positions' patches (every tap's C values side by side) into a
+``[rows, KH * KW * C]`` matrix on the thread's stack and runs one single-threaded
+GEMM against the weights read as ``[KH * KW * C, O]``, writing an ``[M, O]``
+buffer from which the valid ``Ho x Wo`` positions are copied out; the wasted
+border rows cost ``Hp * Wp / (Ho * Wo)`` - 1 extra work (6% for 64x64 SAME).
+One GEMM with K = KH * KW * C keeps BLAS's kernel busy where one per tap
+(K = C) spends more of its time packing. ``ConvolutionCanonicalizer`` brings the
+other forms to this one.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from ...hlo.opcode import HloOpcode
 from .buffers import Slot
 from .codegen import FunctionEmitter, thunk_emitter
 from .emit_dot import _GEMM, emit_gemm
+from .emit_gemm_split import at, emit_row_blocks
 from .ir_support import for_range, i64
 from .llvm_types import I8, I8_PTR, NotEmittable
 
@@ -110,26 +115,39 @@ def _convolution(fe: FunctionEmitter, instruction: HloInstruction) -> None:
             b.gep(source, [b.mul(row, i64(row_bytes))]),
             row_bytes,
         )
-    # Row-major [M, O] = [M, C] . [C, O]  is column-major  O x M = (O x C) . (C x M).
-    for i in range(kh):
-        for j in range(kw):
-            a = b.gep(padded, [i64((i * wp + j) * channels * size)])
-            tap = fe.pointer(fe.value(w))
-            tap = b.gep(tap, [i64((i * kw + j) * channels * outs * size)])
-            emit_gemm(
-                fe,
-                et,
-                outs,
-                m,
-                channels,
-                tap,
-                outs,
-                a,
-                channels,
-                acc,
-                outs,
-                accumulate=(i, j) != (0, 0),
-            )
+    # Block by block of rows: the block's patches (every tap's C values of each row) are
+    # copied side by side into a [rows, kh*kw*C] scratch matrix on the thread's stack,
+    # then one GEMM with the HWIO weights read as [kh*kw*C, O] gives the block's
+    # [rows, O] (column-major: O x rows = (O x K) . (K x rows)). K = kh*kw*C keeps the
+    # GEMM kernel busy where one GEMM per tap (K = C) would spend its time packing.
+    weights = fe.pointer(fe.value(w))
+    depth = kh * kw * channels
+    block = max(16, min(256, (256 * 1024) // (depth * size)))
+    tap_bytes = channels * size
+
+    def patches(kb, buffers, first, count_at, scratch):  # noqa: ANN001, ANN202
+        rows, kernel, sums = buffers
+        count = kb.zext(kb.load(kb.bitcast(count_at, ir.IntType(32).as_pointer())), ir.IntType(64))
+        with for_range(kb, 0, count, "patch_row") as r:
+            source = at(kb, rows, kb.add(first, r), tap_bytes)
+            target = at(kb, scratch, r, depth * size)
+            for i in range(kh):
+                for j in range(kw):
+                    fe.m.memcpy(
+                        kb,
+                        kb.gep(target, [i64((i * kw + j) * tap_bytes)]),
+                        kb.gep(source, [i64((i * wp + j) * tap_bytes)]),
+                        tap_bytes,
+                    )
+        emit_gemm(
+            fe, et, outs, 0, depth, kernel, outs, scratch, depth,
+            at(kb, sums, first, outs * size), outs, builder=kb, n_at=count_at,
+        )  # fmt: skip
+
+    emit_row_blocks(
+        fe, f"conv_{instruction.name}", [padded, weights, acc], m, block, patches,
+        scratch_bytes=block * depth * size,
+    )  # fmt: skip
     out_row_bytes = wo * outs * size
     with for_range(b, 0, batch * ho, "out_row") as row:
         bi = b.udiv(row, i64(ho))

@@ -6,8 +6,12 @@ per batch element, called straight from native code through the function
 pointers scipy exports (``scipy.linalg.cython_blas``: OpenBLAS, threaded over
 the cores). Row-major ``C = A B`` is column-major ``C^T = B^T A^T``, so the
 call passes the right-hand side first and a transposed operand is a flag, not
-a copy. Integer dots (exact in any order) get a loop kernel; other forms fall
-back to the interpreter for now.
+a copy. A short, wide GEMM (B small enough to stay in cache, many rows) is split
+by rows over xlapy's own pool instead, each block a single-threaded BLAS call
+(``emit_gemm_split``: OpenBLAS's threads cost more than such a GEMM's work).
+Integer dots (exact in any order) get a loop kernel; other element types reach
+here widened (``DotTypeWidener``) and other layouts canonicalized
+(``DotCanonicalizer``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from ...hlo.opcode import HloOpcode
 from ...types import PrimitiveType
 from .buffers import Slot
 from .codegen import FunctionEmitter, thunk_emitter
+from .emit_gemm_split import at, emit_row_blocks
 from .emit_loops import Kernel, _nest
 from .generators import buffer_reader
 from .ir_support import Index, for_range, i64, typed_pointer
@@ -38,6 +43,11 @@ _SCALAR_CT = {
     P.C128: ctypes.c_double,
 }
 _addresses: dict[str, int] = {}
+# GEMMs with n * k up to this (B fits in L2) and at least two blocks of rows are split by
+# rows over xlapy's pool (emit_gemm_split); bigger ones keep OpenBLAS's threading, which
+# packs B once for all threads.
+SPLIT_MAX_NK = 64 * 1024
+SPLIT_BLOCK = 1024
 
 
 def blas_address(name: str) -> int:
@@ -134,6 +144,21 @@ def _gemm(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     lda = n if rhs_form == "contracting-first" else k
     trans_b = "N" if lhs_form == "free-first" else "T"  # lhs [M,K] -> col view K x M
     ldb = k if lhs_form == "free-first" else m
+    if batch == 1 and n * k <= SPLIT_MAX_NK and m >= 2 * SPLIT_BLOCK:
+        # A short, wide GEMM: row blocks over the pool, each single-threaded BLAS.
+        lhs_step = k if lhs_form == "free-first" else 1  # elements from row i to i + 1
+
+        def rows(kb: ir.IRBuilder, buffers: list, first: ir.Value, count_at, scratch) -> None:  # noqa: ANN001
+            left, right, result = buffers
+            emit_gemm(
+                fe, et, n, 0, k, right, lda, at(kb, left, first, lhs_step * size),
+                ldb, at(kb, result, first, n * size), n,
+                trans_a=trans_a, trans_b=trans_b, builder=kb, n_at=count_at,
+            )  # fmt: skip
+
+        pointers = [fe.pointer(fe.value(lhs)), fe.pointer(fe.value(rhs)), fe.pointer(out)]
+        emit_row_blocks(fe, f"gemm_{instruction.name}", pointers, m, SPLIT_BLOCK, rows)
+        return
     m_ = fe.m
     scalars = ctypes.c_int32 * 6
     ints = scalars(n, m, k, max(1, lda), max(1, ldb), max(1, n))
@@ -290,9 +315,12 @@ def emit_gemm(
     trans_a: str = "N",
     trans_b: str = "N",
     accumulate: bool = False,
+    builder: ir.IRBuilder | None = None,
+    n_at: ir.Value | None = None,
 ) -> None:
     """Column-major ``C (m x n) = op(A) (m x k) . op(B) (k x n)`` (``+ C`` if accumulating),
-    through BLAS; ``a``, ``b_`` and ``c`` are i8* values in the current function."""
+    through BLAS; ``a``, ``b_`` and ``c`` are i8* values of ``builder``'s function (the
+    current one by default). ``n_at``, an i8* to an i32, gives n at run time instead."""
     if et not in _GEMM:
         raise NotEmittable(f"no BLAS routine for {et.hlo_name}")
     ints = (ctypes.c_int32 * 6)(m, n, k, max(1, lda), max(1, ldb), max(1, ldc))
@@ -300,7 +328,7 @@ def emit_gemm(
     beta = (_SCALAR_CT[et] * 2)(*((1.0, 0.0) if accumulate else (0.0, 0.0)))
     flags = (ctypes.c_char * 2)(trans_a.encode(), trans_b.encode())
     fe.m.keep_alive.extend([ints, one, beta, flags])
-    b = fe.b
+    b = builder or fe.b
 
     def address(obj: object, offset: int = 0) -> ir.Value:
         base = ctypes.addressof(obj)  # type: ignore[arg-type]
@@ -313,7 +341,7 @@ def emit_gemm(
             address(flags),
             address(flags, 1),
             address(ints, 0),
-            address(ints, 4),
+            n_at if n_at is not None else address(ints, 4),
             address(ints, 8),
             address(one),
             a,
