@@ -115,11 +115,7 @@ def _convolution(fe: FunctionEmitter, instruction: HloInstruction) -> None:
             b.gep(source, [b.mul(row, i64(row_bytes))]),
             row_bytes,
         )
-    # Block by block of rows: the block's patches (every tap's C values of each row) are
-    # copied side by side into a [rows, kh*kw*C] scratch matrix on the thread's stack,
-    # then one GEMM with the HWIO weights read as [kh*kw*C, O] gives the block's
-    # [rows, O] (column-major: O x rows = (O x K) . (K x rows)). K = kh*kw*C keeps the
-    # GEMM kernel busy where one GEMM per tap (K = C) would spend its time packing.
+    # Per block (see the docstring), column-major: O x rows = (O x K) . (K x rows).
     weights = fe.pointer(fe.value(w))
     depth = kh * kw * channels
     block = max(16, min(256, (256 * 1024) // (depth * size)))
