@@ -249,7 +249,7 @@ ENTRY e {
     check_same(text, module, rand(4))
 
 
-def test_unfusible_ops_stay_out_and_complex_numbers_are_not_fused():
+def test_unfusible_ops_stay_out_and_complex_numbers_fuse():
     text = """HloModule t
 ENTRY e {
   x = f32[8] parameter(0)
@@ -268,8 +268,10 @@ ENTRY e {
     assert count(module, Op.DYNAMIC_UPDATE_SLICE) == 1
     dus = next(i for i in module.entry.instructions if i.opcode is Op.DYNAMIC_UPDATE_SLICE)
     assert dus.operand(0).opcode is Op.ADD  # its producer stays standalone too
-    for op in (Op.COMPLEX, Op.REAL):
-        assert any(i.opcode is op for i in module.entry.instructions)
+    for op in (Op.COMPLEX, Op.REAL):  # inside fusions, as real ops are
+        assert not any(i.opcode is op for i in module.entry.instructions)
+    fused = {i.opcode for f in fusions(module) for i in f.fused_computation.instructions}
+    assert {Op.COMPLEX, Op.MULTIPLY, Op.REAL} <= fused
     check_same(text, module, rand(8), rand(8, seed=1), rand(2, seed=2), np.int32(3))
 
 

@@ -138,8 +138,8 @@ def default_can_emit(instruction: HloInstruction) -> bool:
 
     Elementwise ops (not ``map``, which calls a computation), the movement ops
     of ``MOVEMENT`` (a bitcast only when it is a plain reshape), and reduce with
-    a scalar reducer (the passes put a reduce only at a fusion's root). Nothing
-    on complex numbers: the emitter has no complex arithmetic yet.
+    a scalar reducer (the passes put a reduce only at a fusion's root), on every
+    element type, complex ones included.
     """
     op = instruction.opcode
     rule = _CAN_EMIT.get(op)
@@ -147,8 +147,6 @@ def default_can_emit(instruction: HloInstruction) -> bool:
         if not op.is_elementwise or op.calls_computations or op.may_have_side_effect:
             return False
         rule = _arrays_only
-    if any(t.is_complex for t in _element_types(instruction)):
-        return False
     return rule(instruction)
 
 

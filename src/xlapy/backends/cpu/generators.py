@@ -42,6 +42,11 @@ def scalar_constant(value: Any, element_type: PrimitiveType) -> ir.Constant:
     """An LLVM constant with the exact bits of a numpy scalar of ``element_type``."""
     array = np.asarray(value, dtype=element_type.dtype).reshape(())
     ty = llvm_type(element_type)
+    if element_type.is_complex:  # the two parts, each with its exact bits
+        part = element_type.component_type
+        return ir.Constant(
+            ty, [scalar_constant(array.real, part), scalar_constant(array.imag, part)]
+        )
     if element_type.is_integral or element_type is PrimitiveType.PRED:
         bits = (
             int(array.astype(np.int64))
