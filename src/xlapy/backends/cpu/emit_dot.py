@@ -159,43 +159,15 @@ def _gemm(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         pointers = [fe.pointer(fe.value(lhs)), fe.pointer(fe.value(rhs)), fe.pointer(out)]
         emit_row_blocks(fe, f"gemm_{instruction.name}", pointers, m, SPLIT_BLOCK, rows)
         return
-    m_ = fe.m
-    scalars = ctypes.c_int32 * 6
-    ints = scalars(n, m, k, max(1, lda), max(1, ldb), max(1, n))
-    one = (_SCALAR_CT[et] * 2)(*(_ONE[et] + (0.0,) * (2 - len(_ONE[et]))))
-    zero = (_SCALAR_CT[et] * 2)(0.0, 0.0)
-    flags = (ctypes.c_char * 2)(trans_a.encode(), trans_b.encode())
-    m_.keep_alive.extend([ints, one, zero, flags])
-
-    def address(obj: object) -> ir.Value:
-        return ir.Constant(ir.IntType(64), ctypes.addressof(obj)).inttoptr(I8_PTR)  # type: ignore[arg-type]
-
-    gemm = _blas_function(fe, _GEMM[et], 13)
-    int_at = [b.gep(address(ints), [i64(4 * j)]) for j in range(6)]
-    flag_a, flag_b = address(flags), b.gep(address(flags), [i64(1)])
     lhs_pointer = fe.pointer(fe.value(lhs))
     rhs_pointer = fe.pointer(fe.value(rhs))
     out_pointer = fe.pointer(out)
 
     def call(offset_l: ir.Value, offset_r: ir.Value, offset_o: ir.Value) -> None:
-        b.call(
-            gemm,
-            [
-                flag_a,
-                flag_b,
-                int_at[0],
-                int_at[1],
-                int_at[2],
-                address(one),
-                b.gep(rhs_pointer, [offset_r]),
-                int_at[3],
-                b.gep(lhs_pointer, [offset_l]),
-                int_at[4],
-                address(zero),
-                b.gep(out_pointer, [offset_o]),
-                int_at[5],
-            ],
-        )
+        emit_gemm(
+            fe, et, n, m, k, b.gep(rhs_pointer, [offset_r]), lda, b.gep(lhs_pointer, [offset_l]),
+            ldb, b.gep(out_pointer, [offset_o]), n, trans_a=trans_a, trans_b=trans_b,
+        )  # fmt: skip
 
     if batch == 1:
         call(i64(0), i64(0), i64(0))
