@@ -83,7 +83,8 @@ def compare(got: Any, want: Any, rtol: float, atol: float) -> str:
     want = np.asarray(want)
     if got.shape != want.shape:
         return f"MISMATCH shape {got.shape} != {want.shape}"
-    g, w = got.astype(np.float64), want.astype(np.float64)
+    wide = np.complex128 if np.iscomplexobj(got) or np.iscomplexobj(want) else np.float64
+    g, w = got.astype(wide), want.astype(wide)
     bad = ~np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
     if not bad.any():
         return "ok"

@@ -24,6 +24,7 @@ type (angles reduced mod n in f64), and each output sums n products.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def _split(n: int) -> tuple[int, int] | None:
     return None
 
 
-def _unit_roots(m: np.ndarray, n: int) -> np.ndarray:
+def unit_roots(m: np.ndarray, n: int) -> np.ndarray:
     """exp(2 pi i m / n) for integers m, exact at the multiples of pi/4 (so a transform
     of exactly representable data has exact zeros where numpy's has) and symmetric:
     each angle is a quarter turn plus or minus one within the first octant, where cos
@@ -77,17 +78,31 @@ def _roots(rows: int, cols: int, n: int, sign: int) -> np.ndarray:
     """exp(sign * 2 pi i * j * k / n) for j < rows, k < cols."""
     j = np.arange(rows, dtype=np.int64)[:, None]
     k = np.arange(cols, dtype=np.int64)[None, :]
-    return _unit_roots(sign * j * k, n)
+    return unit_roots(sign * j * k, n)
+
+
+# Whether the backend runs a fft of (kind, lengths, element type) itself: the expander
+# leaves those and builds the others' one-dimensional transforms from them.
+NativeFft = Callable[[FftType, list[int], PrimitiveType], bool]
 
 
 class _Emitter:
     """Adds the expansion's instructions beside the fft, with default layouts when the
-    module has layouts."""
+    module has layouts.
 
-    def __init__(self, fft: HloInstruction, complex_type: PrimitiveType):
+    The expansion is linear in the operand, so a native IFFT's 1/n, which the DFTs here
+    do not want, is tracked as one factor (``self.factor``: the values built so far are
+    that multiple of the unnormalized transform) and divided out once at the end, where
+    it usually cancels the IFFT's own normalization."""
+
+    def __init__(
+        self, fft: HloInstruction, complex_type: PrimitiveType, native: NativeFft | None = None
+    ):
         self.computation = fft.parent
         self.with_layout = fft.shape.layout is not None
         self.ct = complex_type
+        self.native = native
+        self.factor = 1.0
 
     def shape(self, et: PrimitiveType, dims: list[int]) -> Shape:
         layout = Layout.default(len(dims)) if self.with_layout else None
@@ -134,6 +149,9 @@ class _Emitter:
         """The DFT of ``x`` along ``axis`` (length n), with that axis moved last."""
         dims = list(x.shape.dimensions)
         rest = dims[:axis] + dims[axis + 1 :]
+        kind = FftType.FFT if sign < 0 else FftType.IFFT
+        if self.native is not None and self.native(kind, [n], self.ct):
+            return self.native_dft(x, axis, n, kind)
         factors = _split(n)
         if factors is None and n > PRIME_DIRECT_MAX:
             return self.bluestein(x, axis, n, sign)
@@ -161,6 +179,17 @@ class _Emitter:
         swapped = self.transpose(outer, [*range(rank - 2), rank - 1, rank - 2])  # [.., k2, k1]
         return self.reshape(swapped, [*rest, n])
 
+    def native_dft(self, x: HloInstruction, axis: int, n: int, kind: FftType) -> HloInstruction:
+        """The backend's own one-dimensional fft, on ``axis`` moved last."""
+        rank = len(x.shape.dimensions)
+        if axis != rank - 1:
+            x = self.transpose(x, [d for d in range(rank) if d != axis] + [axis])
+        if kind is FftType.IFFT:
+            self.factor /= n
+        return self.add(
+            Op.FFT, self.ct, list(x.shape.dimensions), [x], fft_type=kind, fft_length=(n,)
+        )
+
     def bluestein(self, x: HloInstruction, axis: int, n: int, sign: int) -> HloInstruction:
         """A long prime length as a cyclic convolution of power-of-two length M >= 2n - 1
         (Bluestein): jk = (j^2 + k^2 - (k - j)^2) / 2, so with the chirp c_m =
@@ -172,11 +201,14 @@ class _Emitter:
         dims = list(x.shape.dimensions)
         m = 1 << (2 * n - 2).bit_length()
         j = np.arange(n, dtype=np.int64)
-        chirp = _unit_roots(sign * j * j, 2 * n)  # exp(s pi i j^2 / n)
+        chirp = unit_roots(sign * j * j, 2 * n)  # exp(s pi i j^2 / n)
         kernel = np.zeros(m, np.complex128)
         kernel[:n] = np.conj(chirp)
         kernel[m - n + 1 :] = np.conj(chirp[1:][::-1])
-        spectrum = np.fft.fft(kernel) / m  # the inverse FFT's 1/M folded in
+        # The inverse FFT's 1/M is folded into the spectrum, unless the backend's own
+        # IFFT applies it.
+        native_inverse = self.native is not None and self.native(FftType.IFFT, [m], self.ct)
+        spectrum = np.fft.fft(kernel) / (1 if native_inverse else m)
         chirped = self.multiply(x, self.constant(chirp), [rank - 1])
         zero = self.constant(np.zeros(()))
         padding = self.add(Op.BROADCAST, self.ct, [*dims[:-1], m - n], [zero], dimensions=())
@@ -186,6 +218,8 @@ class _Emitter:
         forward = self.dft(padded, rank - 1, m, -1)
         product = self.multiply(forward, self.constant(spectrum), [rank - 1])
         convolved = self.slice(self.dft(product, rank - 1, m, 1), rank - 1, 0, n)
+        if native_inverse:
+            self.factor *= m
         return self.multiply(convolved, self.constant(chirp), [rank - 1])
 
     def transform(self, x: HloInstruction, lengths: list[int], sign: int) -> HloInstruction:
@@ -197,6 +231,10 @@ class _Emitter:
         return x
 
     def scale(self, x: HloInstruction, factor: float) -> HloInstruction:
+        """``x`` (``self.factor`` times the transform) as ``factor`` times it."""
+        factor /= self.factor
+        if factor == 1.0:
+            return x
         value = self.constant(np.asarray(factor))
         return self.multiply(x, value, [])
 
@@ -236,8 +274,9 @@ def _zeros(fft: HloInstruction) -> HloInstruction:
     )
 
 
-def expand_fft(fft: HloInstruction) -> HloInstruction | None:
-    """The fft as dots, products and transposes (None for a dynamic shape)."""
+def expand_fft(fft: HloInstruction, native: NativeFft | None = None) -> HloInstruction | None:
+    """The fft as dots, products and transposes, and the ffts ``native`` takes (None for a
+    dynamic shape)."""
     (x,) = fft.operands
     if not (x.shape.is_array and x.shape.is_static and fft.shape.is_static):
         return None
@@ -247,14 +286,14 @@ def expand_fft(fft: HloInstruction) -> HloInstruction | None:
     if 0 in out.dimensions or 0 in x.shape.dimensions or 0 in lengths:
         return _zeros(fft)
     ct = out.element_type if out.element_type.is_complex else x.shape.element_type
-    e = _Emitter(fft, ct)
+    e = _Emitter(fft, ct, native)
     total = math.prod(lengths)
     if kind is FftType.FFT:
-        y = e.transform(x, lengths, -1)
+        y = e.scale(e.transform(x, lengths, -1), 1.0)
     elif kind is FftType.IFFT:
         y = e.scale(e.transform(x, lengths, 1), 1.0 / total)
     elif kind is FftType.RFFT:
-        y = e.transform(e.to_complex(x), lengths, -1)
+        y = e.scale(e.transform(e.to_complex(x), lengths, -1), 1.0)
         y = e.slice(y, len(out.dimensions) - 1, 0, lengths[-1] // 2 + 1)
     else:  # IRFFT
         leading = x
@@ -274,11 +313,28 @@ def expand_fft(fft: HloInstruction) -> HloInstruction | None:
 
 
 class FftExpander(ExpanderPass):
+    """Expands every fft but those ``native`` says the backend runs itself, which the
+    expansions are then built from."""
+
     name = "fft-expander"
     opcodes = frozenset({Op.FFT})
 
+    def __init__(self, native: NativeFft | None = None) -> None:
+        super().__init__(self._is_native)
+        self.native = native
+
+    def _is_native(self, fft: HloInstruction) -> bool:
+        if self.native is None or not fft.shape.is_static:
+            return False
+        (x,) = fft.operands
+        return self.native(
+            FftType(fft.attribute("fft_type")),
+            ints(fft.attribute("fft_length")),
+            x.shape.element_type,
+        )
+
     def expand(self, instruction: HloInstruction) -> HloInstruction | None:
-        value = expand_fft(instruction)
+        value = expand_fft(instruction, self.native)
         if value is not None:
             instruction.parent.replace_instruction(instruction, value)
         return value

@@ -1,6 +1,8 @@
-"""fft on the CPU backend (FftExpander: Cooley-Tukey and Bluestein as complex dots and
-products), against the interpreter (numpy's pocketfft): the four kinds, 1-3 dimensions,
-lengths that split, primes short and long, zero sizes and layouts."""
+"""fft on the CPU backend against the interpreter (numpy's pocketfft): the native
+Stockham kernel (emit_fft) for power-of-two lengths, and FftExpander's Cooley-Tukey and
+Bluestein (complex dots and products, built on the native kernel where it can) for the
+rest; the four kinds, 1-3 dimensions, lengths that split, primes short and long, zero
+sizes and layouts."""
 
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from hypothesis import strategies as st
 import xlapy
 from xlapy.backends.interpreter import run as interpret
 from xlapy.hlo import parse_module
+from xlapy.backends.cpu.emit_fft import LANES, MAX_LENGTH
+from xlapy.hlo.opcode import HloOpcode
 from xlapy.passes.expanders_fft import _split
 
 REAL = {"c64": "f32", "c128": "f64"}
@@ -54,6 +58,18 @@ def _run(kind: str, t: str, batch: list[int], lengths: list[int], seed: int, lay
     assert got.dtype == want.dtype and got.shape == want.shape
     scale = max(float(np.max(np.abs(want))), 1.0) if want.size else 1.0
     np.testing.assert_allclose(got, want, rtol=0, atol=TOLERANCE[t] * scale)
+    return executable
+
+
+def _native_ffts(executable) -> list[int]:
+    """The lengths of the ffts left to the native kernel in the compiled module."""
+    module = executable.hlo_module_after_optimizations
+    return [
+        int(i.attribute("fft_length")[0])
+        for c in module.computations
+        for i in c.instructions
+        if i.opcode is HloOpcode.FFT
+    ]
 
 
 LENGTHS = st.sampled_from([1, 2, 3, 5, 8, 12, 16, 31, 33, 64, 96, 100, 128, 131, 256])
@@ -90,3 +106,45 @@ def test_lengths_split_near_their_square_root():
     assert _split(1000) == (25, 40)
     assert _split(32) is None  # short: one direct DFT
     assert _split(1009) is None  # prime
+
+
+POWERS = [1 << k for k in range(1, MAX_LENGTH.bit_length())]
+
+
+@pytest.mark.parametrize("t", ["c64", "c128"])
+@pytest.mark.parametrize("kind", ["FFT", "IFFT"])
+@pytest.mark.parametrize("n", POWERS)
+def test_power_of_two_lengths_run_in_the_native_kernel(t, kind, n):
+    # 13 rows: a group of full lanes and a last group that repeats the last row
+    executable = _run(kind, t, [13], [n], n)
+    native = n >= LANES[xlapy.types.PrimitiveType[t.upper()]] // 2
+    assert _native_ffts(executable) == ([n] if native else [])
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.sampled_from(["FFT", "IFFT"]),
+    st.sampled_from(["c64", "c128"]),
+    st.lists(st.integers(0, 9), max_size=3),
+    st.sampled_from([4, 16, 32, 128, 512]),
+    st.integers(0, 2**32 - 1),
+)
+def test_native_kernel_over_batch_shapes(kind, t, batch, n, seed):
+    _run(kind, t, batch, [n], seed)
+
+
+@pytest.mark.parametrize(
+    ("kind", "lengths", "native"),
+    [
+        ("FFT", [64, 32], [32, 64]),  # each axis, moved last
+        ("RFFT", [8, 256], [256, 8]),
+        ("IRFFT", [16, 64], [16, 64]),
+        ("IFFT", [8192], [64, 128]),  # longer than MAX_LENGTH: split in two
+        ("FFT", [131], [512, 512]),  # Bluestein's transforms
+        ("IFFT", [131], [512, 512]),
+        ("FFT", [96], [8]),  # 8 x 12: a native transform and a direct DFT
+    ],
+)
+def test_other_forms_are_built_on_the_native_kernel(kind, lengths, native):
+    executable = _run(kind, "c64", [3], lengths, 1)
+    assert sorted(_native_ffts(executable)) == sorted(native)

@@ -23,6 +23,7 @@ from . import (  # noqa: F401  (the emit_* modules register their emitters)
     emit_custom_call,
     emit_device,
     emit_dot,
+    emit_fft,
     emit_gather,
     emit_linalg,
     emit_scatter,

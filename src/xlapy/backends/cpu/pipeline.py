@@ -13,6 +13,7 @@ from typing import Any
 
 from ...hlo.module import HloModule
 from ...passes.pass_base import HloPass, PassPipeline, PipelineOptions
+from .emit_fft import supports_native_fft
 from .layout_normalization import normalize_layouts
 
 
@@ -122,7 +123,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(*_optional("expanders_ragged", "ScaledDotExpander"))
     pipeline.add(*_optional("expanders_rng", "RngExpander"))
     pipeline.add(*_optional("expanders_rng_bits", "RngBitGeneratorExpander"))
-    pipeline.add(*_optional("expanders_fft", "FftExpander"))
+    pipeline.add(*_optional("expanders_fft", "FftExpander", supports_native_fft))
     pipeline.add(*_optional("inliner", "CallInliner"), *_optional("inliner", "MapInliner"))
     simplify = [
         *_optional("algebraic_simplifier", "AlgebraicSimplifier"),

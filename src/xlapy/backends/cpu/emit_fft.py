@@ -1,0 +1,331 @@
+"""fft of power-of-two length along the last axis: a Stockham radix-4 FFT, vectorized
+across rows.
+
+Why this form: every row of a batch goes through the same butterflies with the same
+twiddles, so a group of ``LANES`` rows runs as one: lane r of every vector holds row r,
+with the real and imaginary parts in separate vectors, and the arithmetic is plain
+vector FMAs with no shuffles. The Stockham ("autosort") formulation writes each stage
+into the other of two buffers in an order that leaves the result in natural order, so
+there is no bit-reversal pass; a stage of length L and stride s reads elements
+``q + s (p + j L/4)`` and writes ``q + s (4 p + k)``, multiplied by the twiddle
+``w^(k p)`` of length L. A group's two buffers (``2 n LANES`` complex values) live on
+the running thread's stack, in cache; the first stage reads the rows where they are and
+the last writes the rows of the result, so the data crosses memory once each way.
+Rows past the end of the batch repeat the last row: their lanes compute the same values
+and store the same bits to it, so the last group needs no special case. Groups of rows
+are spread over the cores.
+
+The ``FftExpander`` leaves one-dimensional complex FFTs of these lengths to this
+emitter (``supports_native_fft``) and builds every other form from them: other axes,
+several dimensions, real transforms, the halves of a longer length, Bluestein's
+convolutions. IFFT scales by 1/n in the last stage, which is exact for a power of two.
+Twiddles come from ``unit_roots`` (exact at multiples of pi/4), rounded once to the
+element type.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from llvmlite import ir
+
+from ...hlo.instruction import HloInstruction
+from ...hlo.opcode import HloOpcode
+from ...passes.expanders_fft import unit_roots
+from ...types import PrimitiveType
+from ...xla_data import FftType
+from .codegen import FunctionEmitter, thunk_emitter
+from .emit_loops import PARALLEL_MIN_ELEMENTS, Kernel
+from .ir_support import for_range, i64
+from .llvm_types import NotEmittable
+
+Op = HloOpcode
+P = PrimitiveType
+
+# Rows per group: one 256-bit vector of parts (AVX2; AVX-512 would take twice as many).
+LANES = {P.C64: 8, P.C128: 4}
+# The longest native length: a group's two buffers take 128 n bytes of stack (512 KiB).
+MAX_LENGTH = 1 << 12
+_CONTRACT = ("contract",)
+
+
+def supports_native_fft(kind: FftType, lengths: list[int], element_type: PrimitiveType) -> bool:
+    """Whether this backend runs the fft itself: complex to complex, one dimension, a
+    power-of-two length from a vector's half (a row's chunk in ``_rows_to_scratch``) to
+    ``MAX_LENGTH``."""
+    return (
+        kind in (FftType.FFT, FftType.IFFT)
+        and element_type in LANES
+        and len(lengths) == 1
+        and LANES[element_type] // 2 <= lengths[0] <= MAX_LENGTH
+        and lengths[0] & (lengths[0] - 1) == 0
+    )
+
+
+def _stages(n: int) -> list[tuple[int, int, int]]:
+    """(radix, length, stride) per stage: radix 4 while it divides, then one radix 2."""
+    stages, length, stride = [], n, 1
+    while length >= 4:
+        stages.append((4, length, stride))
+        length, stride = length // 4, stride * 4
+    if length == 2:
+        stages.append((2, 2, stride))
+    return stages
+
+
+# A square transpose of LANES vectors of LANES parts in shuffles that map onto AVX's
+# in-lane unpacks, in-lane shuffles and 128-bit permutes: (pairs of sources, masks) per
+# step, and the order the last step's results come out in.
+_TRANSPOSE_STEPS = {
+    8: [
+        ([(0, 1), (0, 1), (2, 3), (2, 3), (4, 5), (4, 5), (6, 7), (6, 7)],
+         [[0, 8, 1, 9, 4, 12, 5, 13], [2, 10, 3, 11, 6, 14, 7, 15]] * 4),
+        ([(0, 2), (0, 2), (1, 3), (1, 3), (4, 6), (4, 6), (5, 7), (5, 7)],
+         [[0, 1, 8, 9, 4, 5, 12, 13], [2, 3, 10, 11, 6, 7, 14, 15]] * 4),
+        ([(0, 4), (1, 5), (2, 6), (3, 7), (0, 4), (1, 5), (2, 6), (3, 7)],
+         [[0, 1, 2, 3, 8, 9, 10, 11]] * 4 + [[4, 5, 6, 7, 12, 13, 14, 15]] * 4),
+    ],
+    4: [
+        ([(0, 1), (0, 1), (2, 3), (2, 3)], [[0, 4, 2, 6], [1, 5, 3, 7]] * 2),
+        ([(0, 2), (1, 3), (0, 2), (1, 3)], [[0, 1, 4, 5]] * 2 + [[2, 3, 6, 7]] * 2),
+    ],
+}  # fmt: skip
+
+
+def _transpose(b: ir.IRBuilder, vectors: list[ir.Value]) -> list[ir.Value]:
+    """Vector i's element j becomes vector j's element i (``len(vectors)`` lanes)."""
+    i32 = ir.IntType(32)
+    for pairs, masks in _TRANSPOSE_STEPS[len(vectors)]:
+        vectors = [
+            b.shuffle_vector(
+                vectors[x], vectors[y], ir.Constant(ir.VectorType(i32, len(mask)), mask)
+            )
+            for (x, y), mask in zip(pairs, masks, strict=True)
+        ]
+    return vectors
+
+
+class _Scratch:
+    """One stack buffer of the group: element j is a vector of real parts then one of
+    imaginary parts."""
+
+    def __init__(self, b: ir.IRBuilder, base: ir.Value, vector: ir.VectorType):
+        self.b = b
+        self.base = b.bitcast(base, vector.as_pointer())
+
+    def load(self, index: ir.Value, vector: ir.VectorType) -> tuple[ir.Value, ir.Value]:
+        b = self.b
+        at = b.gep(self.base, [b.mul(index, i64(2))])
+        return b.load(at, align=32), b.load(b.gep(at, [i64(1)]), align=32)
+
+    def store(self, index: ir.Value, re: ir.Value, im: ir.Value) -> None:
+        b = self.b
+        at = b.gep(self.base, [b.mul(index, i64(2))])
+        b.store(re, at, align=32)
+        b.store(im, b.gep(at, [i64(1)]), align=32)
+
+
+class _Stage:
+    """Emits one stage's butterflies on vectors of parts."""
+
+    def __init__(self, b: ir.IRBuilder, vector: ir.VectorType, sign: int):
+        self.b = b
+        self.vector = vector
+        self.sign = sign
+
+    def splat(self, value: ir.Value) -> ir.Value:
+        b = self.b
+        one = b.insert_element(ir.Constant(self.vector, ir.Undefined), value, i64(0))
+        zeros = ir.Constant(ir.VectorType(ir.IntType(32), self.vector.count), None)
+        return b.shuffle_vector(one, ir.Constant(self.vector, ir.Undefined), zeros)
+
+    def add(self, x: tuple, y: tuple) -> tuple:
+        return self.b.fadd(x[0], y[0]), self.b.fadd(x[1], y[1])
+
+    def sub(self, x: tuple, y: tuple) -> tuple:
+        return self.b.fsub(x[0], y[0]), self.b.fsub(x[1], y[1])
+
+    def times_i(self, x: tuple, sign: int) -> tuple:
+        """sign * i * x."""
+        b = self.b
+        return (b.fneg(x[1]), x[0]) if sign > 0 else (x[1], b.fneg(x[0]))
+
+    def times(self, x: tuple, w: tuple) -> tuple:
+        b = self.b
+        re = b.fsub(
+            b.fmul(x[0], w[0], flags=_CONTRACT),
+            b.fmul(x[1], w[1], flags=_CONTRACT),
+            flags=_CONTRACT,
+        )
+        im = b.fadd(
+            b.fmul(x[0], w[1], flags=_CONTRACT),
+            b.fmul(x[1], w[0], flags=_CONTRACT),
+            flags=_CONTRACT,
+        )
+        return re, im
+
+
+def _twiddles(length: int, sign: int, dtype: np.dtype) -> np.ndarray:
+    """[p, (w1 re, w1 im, w2 re, w2 im, w3 re, w3 im)] for p < length / 4."""
+    p = np.arange(length // 4, dtype=np.int64)
+    roots = [unit_roots(sign * k * p, length) for k in (1, 2, 3)]
+    return np.stack([part for w in roots for part in (w.real, w.imag)], axis=1).astype(dtype)
+
+
+def _table(module: ir.Module, values: np.ndarray, part: ir.Type) -> ir.GlobalVariable:
+    name = f"xlapy_fft_twiddles.{values.dtype}.{values.shape[0]}.{abs(hash(values.tobytes()))}"
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    flat = values.reshape(-1).tolist()
+    array = ir.ArrayType(part, len(flat))
+    table = ir.GlobalVariable(module, array, name)
+    table.initializer = ir.Constant(array, flat)
+    table.global_constant = True
+    table.linkage = "internal"
+    table.align = 64
+    return table
+
+
+def _radix4(stage: _Stage, source, target, length: int, stride: int, table) -> None:  # noqa: ANN001
+    b, vector, sign = stage.b, stage.vector, stage.sign
+    quarter = length // 4
+    with for_range(b, 0, quarter, "p") as p:
+        if quarter > 1:
+            row = b.gep(table, [i64(0), b.mul(p, i64(6))])
+            w = [stage.splat(b.load(b.gep(row, [i64(k)]))) for k in range(6)]
+            w1, w2, w3 = (w[0], w[1]), (w[2], w[3]), (w[4], w[5])
+        with for_range(b, 0, stride, "q") as q:
+            at = b.add(q, b.mul(p, i64(stride)))
+            x = [source.load(b.add(at, i64(j * quarter * stride)), vector) for j in range(4)]
+            apc, amc = stage.add(x[0], x[2]), stage.sub(x[0], x[2])
+            bpd, jbmd = stage.add(x[1], x[3]), stage.times_i(stage.sub(x[1], x[3]), sign)
+            y = [
+                stage.add(apc, bpd),
+                stage.add(amc, jbmd),
+                stage.sub(apc, bpd),
+                stage.sub(amc, jbmd),
+            ]
+            if quarter > 1:
+                y = [y[0], stage.times(y[1], w1), stage.times(y[2], w2), stage.times(y[3], w3)]
+            out = b.add(q, b.mul(p, i64(4 * stride)))
+            for k in range(4):
+                target.store(b.add(out, i64(k * stride)), *y[k])
+
+
+def _radix2(stage: _Stage, source, target, stride: int) -> None:  # noqa: ANN001
+    b, vector = stage.b, stage.vector
+    with for_range(b, 0, stride, "q") as q:
+        x0 = source.load(q, vector)
+        x1 = source.load(b.add(q, i64(stride)), vector)
+        target.store(q, *stage.add(x0, x1))
+        target.store(b.add(q, i64(stride)), *stage.sub(x0, x1))
+
+
+def _row_pointers(
+    b: ir.IRBuilder, base: ir.Value, first: ir.Value, rows: int, n: int, lanes: int
+) -> list[ir.Value]:
+    """The group's rows (past the batch's end, its last row again)."""
+    last = i64(rows - 1)
+    pointers = []
+    for r in range(lanes):
+        row = b.add(first, i64(r))
+        row = b.select(b.icmp_unsigned("<", row, last), row, last)
+        pointers.append(b.gep(base, [b.mul(row, i64(2 * n))]))
+    return pointers
+
+
+def _rows_to_scratch(b: ir.IRBuilder, rows: list[ir.Value], target: _Scratch, n: int) -> None:
+    """Each row's chunks of ``lanes / 2`` values, transposed into the scratch layout."""
+    lanes = len(rows)
+    vector = ir.VectorType(rows[0].type.pointee, lanes)
+    chunk = lanes // 2
+    with for_range(b, 0, n // chunk, "chunk") as c:
+        offset = b.mul(c, i64(lanes))  # parts
+        loaded = [b.load(b.bitcast(b.gep(r, [offset]), vector.as_pointer()), align=8) for r in rows]
+        columns = _transpose(b, loaded)
+        element = b.mul(c, i64(chunk))
+        for e in range(chunk):
+            target.store(b.add(element, i64(e)), columns[2 * e], columns[2 * e + 1])
+
+
+def _scratch_to_rows(
+    b: ir.IRBuilder, source: _Scratch, rows: list[ir.Value], n: int, scale: float
+) -> None:
+    """The inverse of ``_rows_to_scratch``, times ``scale``."""
+    lanes = len(rows)
+    vector = ir.VectorType(rows[0].type.pointee, lanes)
+    chunk = lanes // 2
+    factor = ir.Constant(vector, [scale] * lanes)
+    with for_range(b, 0, n // chunk, "chunk") as c:
+        element = b.mul(c, i64(chunk))
+        columns = []
+        for e in range(chunk):
+            columns.extend(source.load(b.add(element, i64(e)), vector))
+        if scale != 1.0:
+            columns = [b.fmul(v, factor) for v in columns]
+        offset = b.mul(c, i64(lanes))
+        for r, v in zip(rows, _transpose(b, columns), strict=True):
+            b.store(v, b.bitcast(b.gep(r, [offset]), vector.as_pointer()), align=8)
+
+
+@thunk_emitter(Op.FFT)
+def _fft(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    (x,) = instruction.operands
+    kind = FftType(instruction.attribute("fft_type"))
+    lengths = [int(v) for v in instruction.attribute("fft_length")]
+    et = x.shape.element_type
+    dims = list(x.shape.dimensions)
+    if not (
+        supports_native_fft(kind, lengths, et)
+        and instruction.shape.element_type == et
+        and dims == list(instruction.shape.dimensions)
+        and dims
+        and dims[-1] == lengths[0]
+    ):
+        raise NotEmittable(f"fft {kind.name} of {x.shape} with lengths {lengths}")
+    n = lengths[0]
+    rows = math.prod(dims[:-1])
+    if rows == 0:
+        return
+    lanes = LANES[et]
+    part_type = et.component_type
+    part = ir.FloatType() if part_type is P.F32 else ir.DoubleType()
+    vector = ir.VectorType(part, lanes)
+    sign = -1 if kind is FftType.FFT else 1
+    stages = _stages(n)
+    kernel = Kernel(fe, f"fft_{instruction.name}", 2)
+    b = kernel.b
+    block = b.alloca(ir.ArrayType(part, 2 * n * 2 * lanes))
+    block.align = 64
+    base = b.bitcast(block, part.as_pointer())
+    scratch = [_Scratch(b, b.gep(base, [i64(k * 2 * n * lanes)]), vector) for k in range(2)]
+    source_base = b.bitcast(kernel.buffers[0], part.as_pointer())
+    target_base = b.bitcast(kernel.buffers[1], part.as_pointer())
+    tables = [
+        _table(fe.m.ir, _twiddles(length, sign, part_type.dtype), part)
+        if radix == 4 and length > 4
+        else None
+        for radix, length, _ in stages
+    ]
+    with for_range(b, kernel.start, kernel.stop, "group") as group:
+        first = b.mul(group, i64(lanes))
+        _rows_to_scratch(b, _row_pointers(b, source_base, first, rows, n, lanes), scratch[0], n)
+        for k, (radix, length, stride) in enumerate(stages):
+            stage = _Stage(b, vector, sign)
+            source, target = scratch[k % 2], scratch[(k + 1) % 2]
+            if radix == 4:
+                _radix4(stage, source, target, length, stride, tables[k])
+            else:
+                _radix2(stage, source, target, stride)
+        outputs = _row_pointers(b, target_base, first, rows, n, lanes)
+        _scratch_to_rows(b, scratch[len(stages) % 2], outputs, n, 1.0 / n if sign > 0 else 1.0)
+    kernel.finish()
+    groups = -(-rows // lanes)
+    pointers = [fe.pointer(fe.value(x)), fe.pointer(fe.value(instruction))]
+    parallel = groups >= 2 and rows * n * max(1, n.bit_length() - 1) >= PARALLEL_MIN_ELEMENTS
+    fe.call_kernel(kernel.function, pointers, groups, parallel)
+
+
+__all__ = ["LANES", "MAX_LENGTH", "supports_native_fft"]
