@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlapy
+from xlapy.backends.cpu.emit_fft import LANES, MAX_LENGTH
 from xlapy.backends.interpreter import run as interpret
 from xlapy.hlo import parse_module
-from xlapy.backends.cpu.emit_fft import LANES, MAX_LENGTH
 from xlapy.hlo.opcode import HloOpcode
 from xlapy.passes.expanders_fft import _split
 
