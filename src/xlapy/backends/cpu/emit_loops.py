@@ -25,7 +25,7 @@ from ...hlo.instruction import HloInstruction
 from ...hlo.opcode import HloOpcode
 from .buffers import leaves
 from .generators import GENERATORS, ElementEmitter, Generator, buffer_reader, scalar_constant
-from .ir_support import Index, for_range, i64, typed_pointer
+from .ir_support import Index, for_range, i64, store_element, typed_pointer
 from .llvm_types import I8_PTR, I64, VOID, NotEmittable
 
 Op = HloOpcode
@@ -236,9 +236,9 @@ def _emit_elementwise_loop(
         for pointer, generator in stores:
             value = generator(b, index)
             if dims:
-                b.store(value, b.gep(pointer, [index.linear(b)]))
+                store_element(b, value, b.gep(pointer, [index.linear(b)]))
             else:
-                b.store(value, pointer)
+                store_element(b, value, pointer)
 
     if not dims:
         body(Index((), multi=[]))

@@ -23,7 +23,7 @@ from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
 from ...hlo.opcode import HloOpcode
 from ...types import PrimitiveType
-from .ir_support import I64, Index, i64, typed_pointer
+from .ir_support import I64, Index, i64, load_element, typed_pointer
 from .llvm_types import NotEmittable, llvm_type
 
 Op = HloOpcode
@@ -132,12 +132,13 @@ def buffer_reader(pointer: ir.Value, element_type: PrimitiveType, dims: Sequence
     def read(b: ir.IRBuilder, index: Index) -> ir.Value:
         typed = typed_pointer(b, pointer, element_type)
         if not dims:
-            return b.load(typed)
-        return b.load(
+            return load_element(b, typed)
+        return load_element(
+            b,
             b.gep(
                 typed,
                 [index.with_dims(dims).linear(b) if index.dims != tuple(dims) else index.linear(b)],
-            )
+            ),
         )
 
     return read

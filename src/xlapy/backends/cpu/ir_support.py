@@ -27,6 +27,33 @@ def typed_pointer(b: ir.IRBuilder, raw: ir.Value, element_type: PrimitiveType) -
     return b.bitcast(raw, llvm_type(element_type).as_pointer())
 
 
+def load_element(b: ir.IRBuilder, pointer: ir.Value) -> ir.Value:
+    """The element at ``pointer``; a complex one part by part. LLVM's loop vectorizer does
+    not widen loops over ``<2 x float>`` values, but it does widen scalar loads of
+    interleaved parts, and the complex arithmetic takes the parts apart anyway, so
+    reading them separately lets loops over complex arrays be vectorized."""
+    element = pointer.type.pointee
+    if not isinstance(element, ir.VectorType):
+        return b.load(pointer)
+    parts = b.bitcast(pointer, element.element.as_pointer())
+    value = ir.Constant(element, ir.Undefined)
+    for k in range(element.count):
+        part = b.load(b.gep(parts, [i64(k)]) if k else parts)
+        value = b.insert_element(value, part, ir.Constant(ir.IntType(32), k))
+    return value
+
+
+def store_element(b: ir.IRBuilder, value: ir.Value, pointer: ir.Value) -> None:
+    """Store ``value`` at ``pointer``; a complex one part by part (see ``load_element``)."""
+    if not isinstance(value.type, ir.VectorType):
+        b.store(value, pointer)
+        return
+    parts = b.bitcast(pointer, value.type.element.as_pointer())
+    for k in range(value.type.count):
+        part = b.extract_element(value, ir.Constant(ir.IntType(32), k))
+        b.store(part, b.gep(parts, [i64(k)]) if k else parts)
+
+
 def byte_offset(b: ir.IRBuilder, base: ir.Value, offset: int) -> ir.Value:
     return b.gep(base, [i64(offset)]) if offset else base
 
