@@ -13,7 +13,9 @@ register as the same type, so a load needs no conversion:
   8-bit floats are their bit patterns (``i16``, ``i8``); arithmetic converts them
   to ``float`` and rounds back to nearest even, which is exact for one operation.
 - ``c64`` is ``<2 x float>`` and ``c128`` ``<2 x double>``: (re, im), numpy's interleaved
-  pairs, so a complex element loads and stores as one value (``elemental_complex``).
+  pairs (``elemental_complex``). Movement code loads and stores one as one value; loop
+  kernels read and write its parts separately (``ir_support.load_element``), which
+  LLVM's vectorizer can widen.
 
 An emitter that meets something it cannot compile raises :class:`NotEmittable`;
 the compiler then runs that instruction through the interpreter's kernel
