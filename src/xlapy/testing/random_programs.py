@@ -35,9 +35,28 @@ INT_UNARY = ["negate", "abs", "not", "popcnt", "count-leading-zeros", "sign"]
 INT_BINARY = ["add", "subtract", "multiply", "divide", "remainder", "and", "or", "xor", "maximum",
               "minimum", "shift-left", "shift-right-arithmetic", "shift-right-logical"]  # fmt: skip
 DIRECTIONS = ["EQ", "NE", "LT", "LE", "GT", "GE"]
-INEXACT = {"exponential", "log", "tanh", "logistic", "exponential-minus-one", "rsqrt", "sine",
-           "cosine", "power", "divide", "sqrt", "reduce", "dot", "remainder", "reduce-window",
-           "scatter", "select-and-scatter", "convolution"}  # fmt: skip
+INEXACT = {
+    "exponential",
+    "log",
+    "tanh",
+    "logistic",
+    "exponential-minus-one",
+    "rsqrt",
+    "sine",
+    "cosine",
+    "power",
+    "divide",
+    "sqrt",
+    "reduce",
+    "dot",
+    "remainder",
+    "reduce-window",
+    "scatter",
+    "select-and-scatter",
+    "convolution",
+    "complex",
+}  # fmt: skip  (complex: a chain through complex values, fft included)
+COMPLEX_OF = {P.F32: P.C64, P.F64: P.C128}
 
 
 @dataclass
@@ -131,7 +150,7 @@ def _step(b: _Builder) -> None:
     name, et, dims = b.pick()
     kinds = ["unary", "binary", "compare_select", "convert", "broadcast", "transpose", "reverse",
              "slice", "concatenate", "pad", "reshape", "iota", "reduce", "while", "conditional",
-             "dot", *INDEXING_KINDS]  # fmt: skip
+             "dot", "complex", *INDEXING_KINDS]  # fmt: skip
     kind = draw(st.sampled_from(kinds))
     rank = len(dims)
     if kind in INDEXING_KINDS:
@@ -214,6 +233,8 @@ def _step(b: _Builder) -> None:
         axis = draw(st.integers(0, rank - 1))
         target = draw(st.sampled_from([P.S32, P.F32, P.U8]))
         b.add(f"iota(), iota_dimension={axis}", target, dims, "iota")
+    elif kind == "complex" and et in COMPLEX_OF:
+        _complex_chain(b, name, b.pick(et, dims)[0], et, dims)
     elif kind == "reduce" and rank >= 1 and et is not P.PRED:
         axes = sorted(set(draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank))))
         # A sum of f16/bf16 values rounds at every step, so its result depends on the
@@ -281,6 +302,44 @@ def _step(b: _Builder) -> None:
         b.lines.append(f"  {loop} = {state} while({init}), condition={cond}, body={body}")
         b.opcodes.add("while")
         b.add(f"get-tuple-element({loop}), index=1", et, dims, "get-tuple-element")
+
+
+def _complex_chain(b: _Builder, re: str, im: str, et: PrimitiveType, dims: tuple) -> None:
+    """complex(re, im) through complex arithmetic, movement and an fft, back to a real
+    value: only that reaches the pool, so the other kinds never meet complex operands.
+    The parts are made finite and moderate first; an fft of infinities gives NaN or
+    infinity depending on the order of its sums, which the spec does not fix."""
+    draw = b.draw
+    ct = COMPLEX_OF[et]
+    shape = _shape_text(et, dims)
+    zeros = b.name("zeros")
+    b.lines.append(f"  {zeros} = {shape} broadcast({b.constant(et, 0.0)}), dimensions={{}}")
+    low, high = b.constant(et, -100.0), b.constant(et, 100.0)
+    parts = []
+    for part in (re, im):
+        finite = b.add(f"is-finite({part})", P.PRED, dims, "is-finite")
+        kept = b.add(f"select({finite}, {part}, {zeros})", et, dims, "select")
+        parts.append(b.add(f"clamp({low}, {kept}, {high})", et, dims, "clamp"))
+    z = first = b.add(f"complex({parts[0]}, {parts[1]})", ct, dims, "complex")
+    b.pool.pop()  # complex values stay out of the pool
+    for _ in range(draw(st.integers(1, 3))):
+        op = draw(
+            st.sampled_from(["add", "subtract", "multiply", "negate", "fft", "fft", "reverse"])
+        )
+        if op == "fft" and dims and dims[-1] > 0:
+            kind = draw(st.sampled_from(["FFT", "IFFT"]))
+            z2 = b.add(f"fft({z}), fft_type={kind}, fft_length={{{dims[-1]}}}", ct, dims, "fft")
+        elif op == "reverse" and dims:
+            z2 = b.add(f"reverse({z}), dimensions={{{len(dims) - 1}}}", ct, dims, "reverse")
+        elif op == "negate":
+            z2 = b.add(f"negate({z})", ct, dims, "negate")
+        else:
+            op = "multiply" if op in ("fft", "reverse") else op
+            z2 = b.add(f"{op}({z}, {first})", ct, dims, op)
+        b.pool.pop()
+        z = z2
+    back = draw(st.sampled_from(["real", "imag", "abs"]))
+    b.add(f"{back}({z})", et, dims, back)
 
 
 def _special_values(et: PrimitiveType) -> list:
