@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from fractions import Fraction
 
 import numpy as np
 
@@ -102,7 +103,7 @@ class _Emitter:
         self.with_layout = fft.shape.layout is not None
         self.ct = complex_type
         self.native = native
-        self.factor = 1.0
+        self.factor = Fraction(1)  # exact, so that it cancels exactly
 
     def shape(self, et: PrimitiveType, dims: list[int]) -> Shape:
         layout = Layout.default(len(dims)) if self.with_layout else None
@@ -152,7 +153,7 @@ class _Emitter:
         kind = FftType.FFT if sign < 0 else FftType.IFFT
         if self.native is not None and self.native(kind, [n], self.ct):
             return self.native_dft(x, axis, n, kind)
-        factors = _split(n)
+        factors = self.native_split(n, kind) or _split(n)
         if factors is None and n > PRIME_DIRECT_MAX:
             return self.bluestein(x, axis, n, sign)
         if factors is None:
@@ -178,6 +179,20 @@ class _Emitter:
         rank = len(outer.shape.dimensions)
         swapped = self.transpose(outer, [*range(rank - 2), rank - 1, rank - 2])  # [.., k2, k1]
         return self.reshape(swapped, [*rest, n])
+
+    def native_split(self, n: int, kind: FftType) -> tuple[int, int] | None:
+        """n = n1 * n2 with both lengths the backend's own, near sqrt(n) as ``_split``
+        takes them, or else with n1 the longest of its own (so the rest, often one
+        prime, is all that runs as dots); None if no factor is its own."""
+        if self.native is None:
+            return None
+        balanced = _split(n)
+        if balanced and all(self.native(kind, [f], self.ct) for f in balanced):
+            return balanced
+        for n1 in range(n // 2, 1, -1):
+            if n % n1 == 0 and self.native(kind, [n1], self.ct):
+                return n1, n // n1
+        return None
 
     def native_dft(self, x: HloInstruction, axis: int, n: int, kind: FftType) -> HloInstruction:
         """The backend's own one-dimensional fft, on ``axis`` moved last."""
@@ -230,12 +245,12 @@ class _Emitter:
             x = self.dft(x, first, n, sign)
         return x
 
-    def scale(self, x: HloInstruction, factor: float) -> HloInstruction:
+    def scale(self, x: HloInstruction, factor: Fraction) -> HloInstruction:
         """``x`` (``self.factor`` times the transform) as ``factor`` times it."""
         factor /= self.factor
-        if factor == 1.0:
+        if factor == 1:
             return x
-        value = self.constant(np.asarray(factor))
+        value = self.constant(np.asarray(float(factor)))
         return self.multiply(x, value, [])
 
     def to_complex(self, x: HloInstruction) -> HloInstruction:
@@ -289,11 +304,11 @@ def expand_fft(fft: HloInstruction, native: NativeFft | None = None) -> HloInstr
     e = _Emitter(fft, ct, native)
     total = math.prod(lengths)
     if kind is FftType.FFT:
-        y = e.scale(e.transform(x, lengths, -1), 1.0)
+        y = e.scale(e.transform(x, lengths, -1), Fraction(1))
     elif kind is FftType.IFFT:
-        y = e.scale(e.transform(x, lengths, 1), 1.0 / total)
+        y = e.scale(e.transform(x, lengths, 1), Fraction(1, total))
     elif kind is FftType.RFFT:
-        y = e.scale(e.transform(e.to_complex(x), lengths, -1), 1.0)
+        y = e.scale(e.transform(e.to_complex(x), lengths, -1), Fraction(1))
         y = e.slice(y, len(out.dimensions) - 1, 0, lengths[-1] // 2 + 1)
     else:  # IRFFT
         leading = x
@@ -305,7 +320,7 @@ def expand_fft(fft: HloInstruction, native: NativeFft | None = None) -> HloInstr
             perm = [d for d in range(rank) if d != first] + [first]
             leading = e.transpose(leading, perm)
         y = e.transform(e.hermitian(leading, lengths[-1]), lengths[-1:], 1)
-        y = e.scale(y, 1.0 / total)
+        y = e.scale(y, Fraction(1, total))
         y = e.add(Op.REAL, out.element_type, list(out.dimensions), [y])
     if y.shape != out:
         y = fft.parent.add_instruction(HloInstruction(Op.COPY, out, [y]))

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlapy
-from xlapy.backends.cpu.emit_fft import LANES, MAX_LENGTH
+from xlapy.backends.cpu.emit_fft import MAX_LENGTH, radices
 from xlapy.backends.interpreter import run as interpret
 from xlapy.hlo import parse_module
 from xlapy.hlo.opcode import HloOpcode
@@ -108,17 +108,39 @@ def test_lengths_split_near_their_square_root():
     assert _split(1009) is None  # prime
 
 
-POWERS = [1 << k for k in range(1, MAX_LENGTH.bit_length())]
+NATIVE = [1 << k for k in range(MAX_LENGTH.bit_length())] + [
+    3,
+    5,
+    6,
+    7,
+    9,
+    12,
+    15,
+    25,
+    49,
+    100,
+    210,
+    1000,
+    3 * 1024,
+]
 
 
 @pytest.mark.parametrize("t", ["c64", "c128"])
 @pytest.mark.parametrize("kind", ["FFT", "IFFT"])
-@pytest.mark.parametrize("n", POWERS)
-def test_power_of_two_lengths_run_in_the_native_kernel(t, kind, n):
+@pytest.mark.parametrize("n", NATIVE)
+def test_lengths_of_small_primes_run_in_the_native_kernel(t, kind, n):
     # 13 rows: a group of full lanes and a last group that repeats the last row
+    assert radices(n) is not None
     executable = _run(kind, t, [13], [n], n)
-    native = n >= LANES[xlapy.types.PrimitiveType[t.upper()]] // 2
-    assert _native_ffts(executable) == ([n] if native else [])
+    assert _native_ffts(executable) == [n]
+
+
+def test_radices_take_fours_first_and_refuse_larger_primes():
+    assert radices(1) == []
+    assert radices(8) == [4, 2]
+    assert radices(360) == [4, 2, 3, 3, 5]
+    assert radices(11) is None
+    assert radices(2 * 13) is None
 
 
 @settings(max_examples=25, deadline=None)
@@ -142,7 +164,8 @@ def test_native_kernel_over_batch_shapes(kind, t, batch, n, seed):
         ("IFFT", [8192], [64, 128]),  # longer than MAX_LENGTH: split in two
         ("FFT", [131], [512, 512]),  # Bluestein's transforms
         ("IFFT", [131], [512, 512]),
-        ("FFT", [96], [8]),  # 8 x 12: a native transform and a direct DFT
+        ("FFT", [96], [96]),
+        ("FFT", [11 * 64], [64]),  # 64 x 11: a native transform and a direct DFT
     ],
 )
 def test_other_forms_are_built_on_the_native_kernel(kind, lengths, native):

@@ -1,26 +1,27 @@
-"""fft of power-of-two length along the last axis: a Stockham radix-4 FFT, vectorized
-across rows.
+"""fft along the last axis of lengths whose prime factors are 2, 3, 5 and 7: a
+mixed-radix Stockham FFT, vectorized across rows.
 
 Why this form: every row of a batch goes through the same butterflies with the same
 twiddles, so a group of ``LANES`` rows runs as one: lane r of every vector holds row r,
 with the real and imaginary parts in separate vectors, and the arithmetic is plain
 vector FMAs with no shuffles. The Stockham ("autosort") formulation writes each stage
 into the other of two buffers in an order that leaves the result in natural order, so
-there is no bit-reversal pass; a stage of length L and stride s reads elements
-``q + s (p + j L/4)`` and writes ``q + s (4 p + k)``, multiplied by the twiddle
-``w^(k p)`` of length L. A group's two buffers (``2 n LANES`` complex values) live on
-the running thread's stack, in cache; the first stage reads the rows where they are and
-the last writes the rows of the result, so the data crosses memory once each way.
+there is no digit-reversal pass: a stage of radix r, length L and stride s reads
+elements ``q + s (p + j L/r)`` and writes ``q + s (r p + k)``, multiplied by the
+twiddle ``w^(k p)`` of length L. Radix 4 is the main butterfly (no multiplications
+inside), with one radix 2 for odd powers of two; 3, 5 and 7 are direct DFTs that pair
+j with r - j. A group's two buffers (``2 n LANES`` complex values) live on the running
+thread's stack, in cache; the rows are copied in and out through AVX shuffles (an
+8 x 8 transpose of a chunk of each row), so the data crosses memory once each way.
 Rows past the end of the batch repeat the last row: their lanes compute the same values
 and store the same bits to it, so the last group needs no special case. Groups of rows
 are spread over the cores.
 
 The ``FftExpander`` leaves one-dimensional complex FFTs of these lengths to this
 emitter (``supports_native_fft``) and builds every other form from them: other axes,
-several dimensions, real transforms, the halves of a longer length, Bluestein's
-convolutions. IFFT scales by 1/n in the last stage, which is exact for a power of two.
-Twiddles come from ``unit_roots`` (exact at multiples of pi/4), rounded once to the
-element type.
+several dimensions, real transforms, the factors of a longer length, Bluestein's
+convolutions. IFFT scales by 1/n on the way out. Twiddles come from ``unit_roots``
+(exact at multiples of pi/4), rounded once to the element type.
 """
 
 from __future__ import annotations
@@ -50,27 +51,35 @@ MAX_LENGTH = 1 << 12
 _CONTRACT = ("contract",)
 
 
+def radices(n: int) -> list[int] | None:
+    """The stages' radices for length n (4s first, then a 2, then 3s, 5s and 7s), or
+    None when n has a prime factor above 7."""
+    factors = []
+    for r in (4, 2, 3, 5, 7):
+        while n % r == 0:
+            factors.append(r)
+            n //= r
+    return factors if n == 1 else None
+
+
 def supports_native_fft(kind: FftType, lengths: list[int], element_type: PrimitiveType) -> bool:
     """Whether this backend runs the fft itself: complex to complex, one dimension, a
-    power-of-two length from a vector's half (a row's chunk in ``_rows_to_scratch``) to
-    ``MAX_LENGTH``."""
+    length up to ``MAX_LENGTH`` whose prime factors are 2, 3, 5 and 7."""
     return (
         kind in (FftType.FFT, FftType.IFFT)
         and element_type in LANES
         and len(lengths) == 1
-        and LANES[element_type] // 2 <= lengths[0] <= MAX_LENGTH
-        and lengths[0] & (lengths[0] - 1) == 0
+        and 1 <= lengths[0] <= MAX_LENGTH
+        and radices(lengths[0]) is not None
     )
 
 
 def _stages(n: int) -> list[tuple[int, int, int]]:
-    """(radix, length, stride) per stage: radix 4 while it divides, then one radix 2."""
+    """(radix, length, stride) per stage."""
     stages, length, stride = [], n, 1
-    while length >= 4:
-        stages.append((4, length, stride))
-        length, stride = length // 4, stride * 4
-    if length == 2:
-        stages.append((2, 2, stride))
+    for radix in radices(n) or ():
+        stages.append((radix, length, stride))
+        length, stride = length // radix, stride * radix
     return stages
 
 
@@ -166,10 +175,11 @@ class _Stage:
         return re, im
 
 
-def _twiddles(length: int, sign: int, dtype: np.dtype) -> np.ndarray:
-    """[p, (w1 re, w1 im, w2 re, w2 im, w3 re, w3 im)] for p < length / 4."""
-    p = np.arange(length // 4, dtype=np.int64)
-    roots = [unit_roots(sign * k * p, length) for k in (1, 2, 3)]
+def _twiddles(radix: int, length: int, sign: int, dtype: np.dtype) -> np.ndarray:
+    """[p, (w^p re, w^p im, w^2p re, ..., w^((radix-1) p) im)] for p < length / radix,
+    w = exp(sign 2 pi i / length)."""
+    p = np.arange(length // radix, dtype=np.int64)
+    roots = [unit_roots(sign * k * p, length) for k in range(1, radix)]
     return np.stack([part for w in roots for part in (w.real, w.imag)], axis=1).astype(dtype)
 
 
@@ -188,39 +198,77 @@ def _table(module: ir.Module, values: np.ndarray, part: ir.Type) -> ir.GlobalVar
     return table
 
 
-def _radix4(stage: _Stage, source, target, length: int, stride: int, table) -> None:  # noqa: ANN001
-    b, vector, sign = stage.b, stage.vector, stage.sign
-    quarter = length // 4
-    with for_range(b, 0, quarter, "p") as p:
-        if quarter > 1:
-            row = b.gep(table, [i64(0), b.mul(p, i64(6))])
-            w = [stage.splat(b.load(b.gep(row, [i64(k)]))) for k in range(6)]
-            w1, w2, w3 = (w[0], w[1]), (w[2], w[3]), (w[4], w[5])
+def _butterfly4(stage: _Stage, x: list[tuple]) -> list[tuple]:
+    apc, amc = stage.add(x[0], x[2]), stage.sub(x[0], x[2])
+    bpd, jbmd = stage.add(x[1], x[3]), stage.times_i(stage.sub(x[1], x[3]), stage.sign)
+    return [stage.add(apc, bpd), stage.add(amc, jbmd), stage.sub(apc, bpd), stage.sub(amc, jbmd)]
+
+
+def _butterfly2(stage: _Stage, x: list[tuple]) -> list[tuple]:
+    return [stage.add(x[0], x[1]), stage.sub(x[0], x[1])]
+
+
+def _butterfly_odd(stage: _Stage, x: list[tuple]) -> list[tuple]:
+    """The DFT of an odd number r of values, pairing j with r - j: with a_j = x_j +
+    x_(r-j) and b_j = x_j - x_(r-j), y_k = x_0 + sum_j cos(2 pi j k / r) a_j + sign i
+    sum_j sin(2 pi j k / r) b_j, and y_(r-k) the same with the sine sum negated."""
+    b, r = stage.b, len(x)
+    half = r // 2
+    a = [stage.add(x[j], x[r - j]) for j in range(1, half + 1)]
+    d = [stage.sub(x[j], x[r - j]) for j in range(1, half + 1)]
+    y: list[tuple | None] = [None] * r
+    total = x[0]
+    for term in a:
+        total = stage.add(total, term)
+    y[0] = total
+    for k in range(1, half + 1):
+        re, im = x[0]
+        sre = sim = None
+        for j in range(1, half + 1):
+            angle = 2 * math.pi * ((j * k) % r) / r
+            cos = ir.Constant(stage.vector, [math.cos(angle)] * stage.vector.count)
+            sin = ir.Constant(stage.vector, [math.sin(angle)] * stage.vector.count)
+            re = b.fadd(re, b.fmul(a[j - 1][0], cos, flags=_CONTRACT), flags=_CONTRACT)
+            im = b.fadd(im, b.fmul(a[j - 1][1], cos, flags=_CONTRACT), flags=_CONTRACT)
+            tre, tim = b.fmul(d[j - 1][0], sin), b.fmul(d[j - 1][1], sin)
+            sre = tre if sre is None else b.fadd(sre, tre)
+            sim = tim if sim is None else b.fadd(sim, tim)
+        turned = stage.times_i((sre, sim), stage.sign)
+        y[k] = stage.add((re, im), turned)
+        y[r - k] = stage.sub((re, im), turned)
+    return y  # type: ignore[return-value]
+
+
+_BUTTERFLIES = {
+    2: _butterfly2,
+    4: _butterfly4,
+    3: _butterfly_odd,
+    5: _butterfly_odd,
+    7: _butterfly_odd,
+}
+
+
+def _stage(stage: _Stage, source, target, radix: int, length: int, stride: int, table) -> None:  # noqa: ANN001
+    """One Stockham stage: y[q + s (r p + k)] = w^(k p) * DFT_r(x[q + s (p + j m)])_k for
+    p < m = length / r and q < s (the stride)."""
+    b, vector = stage.b, stage.vector
+    m = length // radix
+    butterfly = _BUTTERFLIES[radix]
+    with for_range(b, 0, m, "p") as p:
+        if m > 1:
+            row = b.gep(table, [i64(0), b.mul(p, i64(2 * (radix - 1)))])
+            w = [stage.splat(b.load(b.gep(row, [i64(k)]))) for k in range(2 * (radix - 1))]
         with for_range(b, 0, stride, "q") as q:
             at = b.add(q, b.mul(p, i64(stride)))
-            x = [source.load(b.add(at, i64(j * quarter * stride)), vector) for j in range(4)]
-            apc, amc = stage.add(x[0], x[2]), stage.sub(x[0], x[2])
-            bpd, jbmd = stage.add(x[1], x[3]), stage.times_i(stage.sub(x[1], x[3]), sign)
-            y = [
-                stage.add(apc, bpd),
-                stage.add(amc, jbmd),
-                stage.sub(apc, bpd),
-                stage.sub(amc, jbmd),
-            ]
-            if quarter > 1:
-                y = [y[0], stage.times(y[1], w1), stage.times(y[2], w2), stage.times(y[3], w3)]
-            out = b.add(q, b.mul(p, i64(4 * stride)))
-            for k in range(4):
+            x = [source.load(b.add(at, i64(j * m * stride)), vector) for j in range(radix)]
+            y = butterfly(stage, x)
+            if m > 1:
+                y = [y[0]] + [
+                    stage.times(y[k], (w[2 * k - 2], w[2 * k - 1])) for k in range(1, radix)
+                ]
+            out = b.add(q, b.mul(p, i64(radix * stride)))
+            for k in range(radix):
                 target.store(b.add(out, i64(k * stride)), *y[k])
-
-
-def _radix2(stage: _Stage, source, target, stride: int) -> None:  # noqa: ANN001
-    b, vector = stage.b, stage.vector
-    with for_range(b, 0, stride, "q") as q:
-        x0 = source.load(q, vector)
-        x1 = source.load(b.add(q, i64(stride)), vector)
-        target.store(q, *stage.add(x0, x1))
-        target.store(b.add(q, i64(stride)), *stage.sub(x0, x1))
 
 
 def _row_pointers(
@@ -248,6 +296,13 @@ def _rows_to_scratch(b: ir.IRBuilder, rows: list[ir.Value], target: _Scratch, n:
         element = b.mul(c, i64(chunk))
         for e in range(chunk):
             target.store(b.add(element, i64(e)), columns[2 * e], columns[2 * e + 1])
+    for e in range(n - n % chunk, n):  # the last values of a length chunks do not divide
+        parts = [ir.Constant(vector, ir.Undefined)] * 2
+        for lane, row in enumerate(rows):
+            for k in range(2):
+                value = b.load(b.gep(row, [i64(2 * e + k)]))
+                parts[k] = b.insert_element(parts[k], value, i64(lane))
+        target.store(i64(e), *parts)
 
 
 def _scratch_to_rows(
@@ -268,6 +323,13 @@ def _scratch_to_rows(
         offset = b.mul(c, i64(lanes))
         for r, v in zip(rows, _transpose(b, columns), strict=True):
             b.store(v, b.bitcast(b.gep(r, [offset]), vector.as_pointer()), align=8)
+    for e in range(n - n % chunk, n):
+        parts = source.load(i64(e), vector)
+        if scale != 1.0:
+            parts = tuple(b.fmul(v, factor) for v in parts)
+        for lane, row in enumerate(rows):
+            for k in range(2):
+                b.store(b.extract_element(parts[k], i64(lane)), b.gep(row, [i64(2 * e + k)]))
 
 
 @thunk_emitter(Op.FFT)
@@ -304,8 +366,8 @@ def _fft(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     source_base = b.bitcast(kernel.buffers[0], part.as_pointer())
     target_base = b.bitcast(kernel.buffers[1], part.as_pointer())
     tables = [
-        _table(fe.m.ir, _twiddles(length, sign, part_type.dtype), part)
-        if radix == 4 and length > 4
+        _table(fe.m.ir, _twiddles(radix, length, sign, part_type.dtype), part)
+        if length > radix
         else None
         for radix, length, _ in stages
     ]
@@ -315,10 +377,7 @@ def _fft(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         for k, (radix, length, stride) in enumerate(stages):
             stage = _Stage(b, vector, sign)
             source, target = scratch[k % 2], scratch[(k + 1) % 2]
-            if radix == 4:
-                _radix4(stage, source, target, length, stride, tables[k])
-            else:
-                _radix2(stage, source, target, stride)
+            _stage(stage, source, target, radix, length, stride, tables[k])
         outputs = _row_pointers(b, target_base, first, rows, n, lanes)
         _scratch_to_rows(b, scratch[len(stages) % 2], outputs, n, 1.0 / n if sign > 0 else 1.0)
     kernel.finish()
@@ -328,4 +387,4 @@ def _fft(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     fe.call_kernel(kernel.function, pointers, groups, parallel)
 
 
-__all__ = ["LANES", "MAX_LENGTH", "supports_native_fft"]
+__all__ = ["LANES", "MAX_LENGTH", "radices", "supports_native_fft"]
