@@ -240,6 +240,12 @@ class _Emitter:
     def transform(self, x: HloInstruction, lengths: list[int], sign: int) -> HloInstruction:
         """The DFT over the trailing len(lengths) axes: each DFT moves its axis last, so
         taking the first transformed axis each time leaves them in their order."""
+        kind = FftType.FFT if sign < 0 else FftType.IFFT
+        if len(lengths) > 1 and self.native is not None and self.native(kind, lengths, self.ct):
+            if kind is FftType.IFFT:
+                self.factor /= math.prod(lengths)
+            dims = list(x.shape.dimensions)
+            return self.add(Op.FFT, self.ct, dims, [x], fft_type=kind, fft_length=tuple(lengths))
         first = len(x.shape.dimensions) - len(lengths)
         for n in lengths:
             x = self.dft(x, first, n, sign)

@@ -65,10 +65,11 @@ def _native_ffts(executable) -> list[int]:
     """The lengths of the ffts left to the native kernel in the compiled module."""
     module = executable.hlo_module_after_optimizations
     return [
-        int(i.attribute("fft_length")[0])
+        int(n)
         for c in module.computations
         for i in c.instructions
         if i.opcode is HloOpcode.FFT
+        for n in i.attribute("fft_length")
     ]
 
 
@@ -155,10 +156,22 @@ def test_native_kernel_over_batch_shapes(kind, t, batch, n, seed):
     _run(kind, t, batch, [n], seed)
 
 
+@pytest.mark.parametrize("t", ["c64", "c128"])
+@pytest.mark.parametrize("kind", ["FFT", "IFFT"])
+@pytest.mark.parametrize(
+    "lengths",
+    # columns in whole vectors (8 or 16 of them), and not (5, 6, 3: lane by lane)
+    [[3, 8], [16, 5], [7, 6, 5], [64, 64], [2, 3, 4], [5, 16, 16]],
+)
+def test_several_dimensions_run_in_the_native_kernel(t, kind, lengths):
+    executable = _run(kind, t, [3], lengths, 2)
+    assert _native_ffts(executable) == lengths
+
+
 @pytest.mark.parametrize(
     ("kind", "lengths", "native"),
     [
-        ("FFT", [64, 32], [32, 64]),  # each axis, moved last
+        ("FFT", [64, 32], [32, 64]),  # one native transform over both axes
         ("RFFT", [8, 256], [256, 8]),
         ("IRFFT", [16, 64], [16, 64]),
         ("IFFT", [8192], [64, 128]),  # longer than MAX_LENGTH: split in two

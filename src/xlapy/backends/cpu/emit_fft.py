@@ -15,7 +15,10 @@ thread's stack, in cache; the rows are copied in and out through AVX shuffles (a
 8 x 8 transpose of a chunk of each row), so the data crosses memory once each way.
 Rows past the end of the batch repeat the last row: their lanes compute the same values
 and store the same bits to it, so the last group needs no special case. Groups of rows
-are spread over the cores.
+are spread over the cores. A transform over several trailing dimensions is one pass per
+axis; along an axis other than the last, a group is 8 (or 4) adjacent columns, whose
+elements sit side by side in memory (one load and a deinterleave per element), and the
+passes after the first work in place in the result.
 
 The ``FftExpander`` leaves one-dimensional complex FFTs of these lengths to this
 emitter (``supports_native_fft``) and builds every other form from them: other axes,
@@ -63,14 +66,13 @@ def radices(n: int) -> list[int] | None:
 
 
 def supports_native_fft(kind: FftType, lengths: list[int], element_type: PrimitiveType) -> bool:
-    """Whether this backend runs the fft itself: complex to complex, one dimension, a
-    length up to ``MAX_LENGTH`` whose prime factors are 2, 3, 5 and 7."""
+    """Whether this backend runs the fft itself: complex to complex over 1-3 dimensions,
+    each of a length up to ``MAX_LENGTH`` whose prime factors are 2, 3, 5 and 7."""
     return (
         kind in (FftType.FFT, FftType.IFFT)
         and element_type in LANES
-        and len(lengths) == 1
-        and 1 <= lengths[0] <= MAX_LENGTH
-        and radices(lengths[0]) is not None
+        and 1 <= len(lengths) <= 3
+        and all(1 <= n <= MAX_LENGTH and radices(n) is not None for n in lengths)
     )
 
 
@@ -332,8 +334,144 @@ def _scratch_to_rows(
                 b.store(b.extract_element(parts[k], i64(lane)), b.gep(row, [i64(2 * e + k)]))
 
 
+def _columns_to_scratch(
+    b: ir.IRBuilder, columns: list[ir.Value], contiguous: bool, target: _Scratch, n: int, step: int
+) -> None:
+    """Element j of each of the group's columns (``columns``: lane pointers to element
+    0; element j is ``step`` complex values further), into the scratch layout: one
+    vector load and a deinterleave when the lanes are adjacent, else lane by lane."""
+    lanes = len(columns)
+    part = columns[0].type.pointee
+    vector = ir.VectorType(part, lanes)
+    pair = ir.VectorType(part, 2 * lanes)
+    i32 = ir.IntType(32)
+    with for_range(b, 0, n, "element") as j:
+        offset = b.mul(j, i64(2 * step))
+        if contiguous:
+            both = b.load(b.bitcast(b.gep(columns[0], [offset]), pair.as_pointer()), align=8)
+            parts = [
+                b.shuffle_vector(
+                    both, ir.Constant(pair, ir.Undefined),
+                    ir.Constant(ir.VectorType(i32, lanes), list(range(k, 2 * lanes, 2))),
+                )
+                for k in range(2)
+            ]  # fmt: skip
+        else:
+            parts = [ir.Constant(vector, ir.Undefined)] * 2
+            for lane, column in enumerate(columns):
+                at = b.gep(column, [offset])
+                for k in range(2):
+                    value = b.load(b.gep(at, [i64(k)]))
+                    parts[k] = b.insert_element(parts[k], value, i64(lane))
+        target.store(j, *parts)
+
+
+def _scratch_to_columns(
+    b: ir.IRBuilder,
+    source: _Scratch,
+    columns: list[ir.Value],
+    contiguous: bool,
+    n: int,
+    step: int,
+    scale: float,
+) -> None:
+    """The inverse of ``_columns_to_scratch``, times ``scale``."""
+    lanes = len(columns)
+    part = columns[0].type.pointee
+    vector = ir.VectorType(part, lanes)
+    pair = ir.VectorType(part, 2 * lanes)
+    factor = ir.Constant(vector, [scale] * lanes)
+    interleave = [v for lane in range(lanes) for v in (lane, lanes + lane)]
+    with for_range(b, 0, n, "element") as j:
+        parts = source.load(j, vector)
+        if scale != 1.0:
+            parts = tuple(b.fmul(v, factor) for v in parts)
+        offset = b.mul(j, i64(2 * step))
+        if contiguous:
+            mask = ir.Constant(ir.VectorType(ir.IntType(32), 2 * lanes), interleave)
+            both = b.shuffle_vector(parts[0], parts[1], mask)
+            b.store(both, b.bitcast(b.gep(columns[0], [offset]), pair.as_pointer()), align=8)
+        else:
+            for lane, column in enumerate(columns):
+                at = b.gep(column, [offset])
+                for k in range(2):
+                    b.store(b.extract_element(parts[k], i64(lane)), b.gep(at, [i64(k)]))
+
+
+def _emit_pass(
+    fe: FunctionEmitter,
+    name: str,
+    pointers: list[ir.Value],
+    dims: list[int],
+    axis: int,
+    sign: int,
+    et: PrimitiveType,
+) -> None:
+    """One kernel: the DFT along ``axis`` of a row-major array, from the first pointer's
+    buffer to the second's (which may be the same: a group reads all it transforms
+    before it writes). Along the last axis a group is ``LANES`` rows; along another,
+    ``LANES`` adjacent columns of one block [n, inner]."""
+    n, lanes = dims[axis], LANES[et]
+    outer, inner = math.prod(dims[:axis]), math.prod(dims[axis + 1 :])
+    part_type = et.component_type
+    part = ir.FloatType() if part_type is P.F32 else ir.DoubleType()
+    vector = ir.VectorType(part, lanes)
+    stages = _stages(n)
+    kernel = Kernel(fe, name, 2, aliased=range(2))
+    b = kernel.b
+    block = b.alloca(ir.ArrayType(part, 2 * n * 2 * lanes))
+    block.align = 64
+    base = b.bitcast(block, part.as_pointer())
+    scratch = [_Scratch(b, b.gep(base, [i64(k * 2 * n * lanes)]), vector) for k in range(2)]
+    source_base, target_base = (b.bitcast(p, part.as_pointer()) for p in kernel.buffers)
+    tables = [
+        _table(fe.m.ir, _twiddles(radix, length, sign, part_type.dtype), part)
+        if length > radix
+        else None
+        for radix, length, _ in stages
+    ]
+    scale = 1.0 / n if sign > 0 else 1.0
+    per_block = -(-inner // lanes)
+    contiguous = inner % lanes == 0
+    with for_range(b, kernel.start, kernel.stop, "group") as group:
+        if inner == 1:
+            first = b.mul(group, i64(lanes))
+            inputs = _row_pointers(b, source_base, first, outer, n, lanes)
+            _rows_to_scratch(b, inputs, scratch[0], n)
+        else:
+            block_start = b.mul(b.udiv(group, i64(per_block)), i64(n * inner))
+            first = b.mul(b.urem(group, i64(per_block)), i64(lanes))
+            last = i64(inner - 1)
+            offsets = []
+            for lane in range(lanes):
+                column = b.add(first, i64(lane))
+                column = b.select(b.icmp_unsigned("<", column, last), column, last)
+                offsets.append(b.mul(b.add(block_start, column), i64(2)))
+            inputs = [b.gep(source_base, [o]) for o in offsets]
+            _columns_to_scratch(b, inputs, contiguous, scratch[0], n, inner)
+        for k, (radix, length, stride) in enumerate(stages):
+            stage = _Stage(b, vector, sign)
+            source, target = scratch[k % 2], scratch[(k + 1) % 2]
+            _stage(stage, source, target, radix, length, stride, tables[k])
+        result = scratch[len(stages) % 2]
+        if inner == 1:
+            outputs = _row_pointers(b, target_base, first, outer, n, lanes)
+            _scratch_to_rows(b, result, outputs, n, scale)
+        else:
+            outputs = [b.gep(target_base, [o]) for o in offsets]
+            _scratch_to_columns(b, result, outputs, contiguous, n, inner, scale)
+    kernel.finish()
+    groups = -(-outer // lanes) if inner == 1 else outer * per_block
+    parallel = (
+        groups >= 2 and outer * inner * n * max(1, n.bit_length() - 1) >= PARALLEL_MIN_ELEMENTS
+    )
+    fe.call_kernel(kernel.function, pointers, groups, parallel)
+
+
 @thunk_emitter(Op.FFT)
 def _fft(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    """The transform over the trailing dimensions, one pass per axis: the last from the
+    operand into the result, the others in place in the result."""
     (x,) = instruction.operands
     kind = FftType(instruction.attribute("fft_type"))
     lengths = [int(v) for v in instruction.attribute("fft_length")]
@@ -343,48 +481,16 @@ def _fft(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         supports_native_fft(kind, lengths, et)
         and instruction.shape.element_type == et
         and dims == list(instruction.shape.dimensions)
-        and dims
-        and dims[-1] == lengths[0]
+        and dims[len(dims) - len(lengths) :] == lengths
     ):
         raise NotEmittable(f"fft {kind.name} of {x.shape} with lengths {lengths}")
-    n = lengths[0]
-    rows = math.prod(dims[:-1])
-    if rows == 0:
+    if math.prod(dims) == 0:
         return
-    lanes = LANES[et]
-    part_type = et.component_type
-    part = ir.FloatType() if part_type is P.F32 else ir.DoubleType()
-    vector = ir.VectorType(part, lanes)
     sign = -1 if kind is FftType.FFT else 1
-    stages = _stages(n)
-    kernel = Kernel(fe, f"fft_{instruction.name}", 2)
-    b = kernel.b
-    block = b.alloca(ir.ArrayType(part, 2 * n * 2 * lanes))
-    block.align = 64
-    base = b.bitcast(block, part.as_pointer())
-    scratch = [_Scratch(b, b.gep(base, [i64(k * 2 * n * lanes)]), vector) for k in range(2)]
-    source_base = b.bitcast(kernel.buffers[0], part.as_pointer())
-    target_base = b.bitcast(kernel.buffers[1], part.as_pointer())
-    tables = [
-        _table(fe.m.ir, _twiddles(radix, length, sign, part_type.dtype), part)
-        if length > radix
-        else None
-        for radix, length, _ in stages
-    ]
-    with for_range(b, kernel.start, kernel.stop, "group") as group:
-        first = b.mul(group, i64(lanes))
-        _rows_to_scratch(b, _row_pointers(b, source_base, first, rows, n, lanes), scratch[0], n)
-        for k, (radix, length, stride) in enumerate(stages):
-            stage = _Stage(b, vector, sign)
-            source, target = scratch[k % 2], scratch[(k + 1) % 2]
-            _stage(stage, source, target, radix, length, stride, tables[k])
-        outputs = _row_pointers(b, target_base, first, rows, n, lanes)
-        _scratch_to_rows(b, scratch[len(stages) % 2], outputs, n, 1.0 / n if sign > 0 else 1.0)
-    kernel.finish()
-    groups = -(-rows // lanes)
-    pointers = [fe.pointer(fe.value(x)), fe.pointer(fe.value(instruction))]
-    parallel = groups >= 2 and rows * n * max(1, n.bit_length() - 1) >= PARALLEL_MIN_ELEMENTS
-    fe.call_kernel(kernel.function, pointers, groups, parallel)
+    source, target = fe.pointer(fe.value(x)), fe.pointer(fe.value(instruction))
+    for axis in reversed(range(len(dims) - len(lengths), len(dims))):
+        _emit_pass(fe, f"fft_{instruction.name}", [source, target], dims, axis, sign, et)
+        source = target
 
 
 __all__ = ["LANES", "MAX_LENGTH", "radices", "supports_native_fft"]
