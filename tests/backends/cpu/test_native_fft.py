@@ -141,6 +141,7 @@ def test_radices_take_fours_first_and_refuse_larger_primes():
     assert radices(8) == [4, 2]
     assert radices(360) == [4, 2, 3, 3, 5]
     assert radices(11) is None
+    assert radices(0) is None
     assert radices(2 * 13) is None
 
 
@@ -154,6 +155,16 @@ def test_radices_take_fours_first_and_refuse_larger_primes():
 )
 def test_native_kernel_over_batch_shapes(kind, t, batch, n, seed):
     _run(kind, t, batch, [n], seed)
+
+
+@pytest.mark.parametrize("t", ["c64", "c128"])
+@pytest.mark.parametrize("kind", ["FFT", "IFFT"])
+@pytest.mark.parametrize(
+    ("batch", "n"), [([3], 8192), ([], 65536), ([2], 3 * 4096), ([5], 1 << 16)]
+)
+def test_long_lengths_run_as_two_native_passes(t, kind, batch, n):
+    executable = _run(kind, t, batch, [n], 3)
+    assert _native_ffts(executable) == [n]
 
 
 @pytest.mark.parametrize("t", ["c64", "c128"])
@@ -174,7 +185,8 @@ def test_several_dimensions_run_in_the_native_kernel(t, kind, lengths):
         ("FFT", [64, 32], [32, 64]),  # one native transform over both axes
         ("RFFT", [8, 256], [256, 8]),
         ("IRFFT", [16, 64], [16, 64]),
-        ("IFFT", [8192], [64, 128]),  # longer than MAX_LENGTH: split in two
+        ("IFFT", [8192 * 11], [8192]),  # not 7-smooth: 11 x its longest native factor
+        ("FFT", [20000], [125, 160]),  # no native split for c64: the expander's four steps
         ("FFT", [131], [512, 512]),  # Bluestein's transforms
         ("IFFT", [131], [512, 512]),
         ("FFT", [96], [96]),

@@ -18,7 +18,8 @@ and store the same bits to it, so the last group needs no special case. Groups o
 are spread over the cores. A transform over several trailing dimensions is one pass per
 axis; along an axis other than the last, a group is 8 (or 4) adjacent columns, whose
 elements sit side by side in memory (one load and a deinterleave per element), and the
-passes after the first work in place in the result.
+passes after the first work in place in the result. A length above ``MAX_LENGTH`` is
+two passes through a buffer in the arena (``_split_length``).
 
 The ``FftExpander`` leaves one-dimensional complex FFTs of these lengths to this
 emitter (``supports_native_fft``) and builds every other form from them: other axes,
@@ -57,6 +58,8 @@ _CONTRACT = ("contract",)
 def radices(n: int) -> list[int] | None:
     """The stages' radices for length n (4s first, then a 2, then 3s, 5s and 7s), or
     None when n has a prime factor above 7."""
+    if n < 1:
+        return None
     factors = []
     for r in (4, 2, 3, 5, 7):
         while n % r == 0:
@@ -65,14 +68,37 @@ def radices(n: int) -> list[int] | None:
     return factors if n == 1 else None
 
 
+def _split_length(n: int, lanes: int) -> tuple[int, int] | None:
+    """n = t * m for a length above ``MAX_LENGTH``, both native and multiples of
+    ``lanes``, as near each other as they come; None if there is no such pair. The
+    transform is then two passes (a "four-step" FFT): the DFTs of length t down the
+    columns of each row seen as a [t, m] block, times the twiddles exp(s 2 pi i j k / n),
+    then the DFTs of length m along its rows, written transposed."""
+    best = None
+    for t in range(lanes, MAX_LENGTH + 1, lanes):
+        m = n // t
+        if n % t or m > MAX_LENGTH or m % lanes or radices(t) is None or radices(m) is None:
+            continue
+        if best is None or abs(t - m) < abs(best[0] - best[1]):
+            best = (t, m)
+    return best
+
+
+def _native_length(n: int, element_type: PrimitiveType, alone: bool) -> bool:
+    if n <= MAX_LENGTH:
+        return radices(n) is not None
+    return alone and _split_length(n, LANES[element_type]) is not None
+
+
 def supports_native_fft(kind: FftType, lengths: list[int], element_type: PrimitiveType) -> bool:
     """Whether this backend runs the fft itself: complex to complex over 1-3 dimensions,
-    each of a length up to ``MAX_LENGTH`` whose prime factors are 2, 3, 5 and 7."""
+    each of a length up to ``MAX_LENGTH`` whose prime factors are 2, 3, 5 and 7, or one
+    longer dimension that ``_split_length`` splits."""
     return (
         kind in (FftType.FFT, FftType.IFFT)
         and element_type in LANES
         and 1 <= len(lengths) <= 3
-        and all(1 <= n <= MAX_LENGTH and radices(n) is not None for n in lengths)
+        and all(_native_length(n, element_type, len(lengths) == 1) for n in lengths)
     )
 
 
@@ -374,8 +400,11 @@ def _scratch_to_columns(
     n: int,
     step: int,
     scale: float,
+    twiddles: tuple[ir.Value, ir.Value] | None = None,
 ) -> None:
-    """The inverse of ``_columns_to_scratch``, times ``scale``."""
+    """The inverse of ``_columns_to_scratch``, times ``scale``, and element j times the
+    twiddles of its columns (``twiddles``: pointers to the real and imaginary parts of
+    the group's first column in a table laid out like the block) if given."""
     lanes = len(columns)
     part = columns[0].type.pointee
     vector = ir.VectorType(part, lanes)
@@ -386,6 +415,10 @@ def _scratch_to_columns(
         parts = source.load(j, vector)
         if scale != 1.0:
             parts = tuple(b.fmul(v, factor) for v in parts)
+        if twiddles is not None:
+            at = b.mul(j, i64(step))
+            w = [b.load(b.bitcast(b.gep(t, [at]), vector.as_pointer()), align=4) for t in twiddles]
+            parts = _Stage(b, vector, 0).times(parts, tuple(w))
         offset = b.mul(j, i64(2 * step))
         if contiguous:
             mask = ir.Constant(ir.VectorType(ir.IntType(32), 2 * lanes), interleave)
@@ -406,11 +439,18 @@ def _emit_pass(
     axis: int,
     sign: int,
     et: PrimitiveType,
+    twiddles: np.ndarray | None = None,
+    transposed: int | None = None,
 ) -> None:
     """One kernel: the DFT along ``axis`` of a row-major array, from the first pointer's
     buffer to the second's (which may be the same: a group reads all it transforms
     before it writes). Along the last axis a group is ``LANES`` rows; along another,
-    ``LANES`` adjacent columns of one block [n, inner]."""
+    ``LANES`` adjacent columns of one block [n, inner].
+
+    For the two passes of a long length (``_split_length``): along another axis,
+    ``twiddles`` ([n, inner] complex) multiply the results; along the last, with
+    ``transposed`` = t, the rows are blocks of t rows and each block's [t, n] result is
+    written transposed, as [n, t]."""
     n, lanes = dims[axis], LANES[et]
     outer, inner = math.prod(dims[:axis]), math.prod(dims[axis + 1 :])
     part_type = et.component_type
@@ -454,12 +494,26 @@ def _emit_pass(
             source, target = scratch[k % 2], scratch[(k + 1) % 2]
             _stage(stage, source, target, radix, length, stride, tables[k])
         result = scratch[len(stages) % 2]
-        if inner == 1:
+        if inner == 1 and transposed is None:
             outputs = _row_pointers(b, target_base, first, outer, n, lanes)
             _scratch_to_rows(b, result, outputs, n, scale)
+        elif inner == 1:  # the group's rows are adjacent columns of a block [n, t]
+            block_start = b.mul(b.udiv(first, i64(transposed)), i64(n * transposed))
+            column = b.add(block_start, b.urem(first, i64(transposed)))
+            outputs = [b.gep(target_base, [b.mul(b.add(column, i64(lane)), i64(2))])
+                       for lane in range(lanes)]  # fmt: skip
+            _scratch_to_columns(b, result, outputs, True, n, transposed, scale)
         else:
             outputs = [b.gep(target_base, [o]) for o in offsets]
-            _scratch_to_columns(b, result, outputs, contiguous, n, inner, scale)
+            table = None
+            if twiddles is not None:
+                start = b.udiv(offsets[0], i64(2))
+                start = b.urem(start, i64(n * inner))  # the first column's index in its block
+                table = tuple(
+                    b.gep(b.bitcast(fe.m.constant_pointer(b, np.ascontiguousarray(t, part_type.dtype)), part.as_pointer()), [start])
+                    for t in (twiddles.real, twiddles.imag)
+                )  # fmt: skip
+            _scratch_to_columns(b, result, outputs, contiguous, n, inner, scale, table)
     kernel.finish()
     groups = -(-outer // lanes) if inner == 1 else outer * per_block
     parallel = (
@@ -488,6 +542,16 @@ def _fft(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         return
     sign = -1 if kind is FftType.FFT else 1
     source, target = fe.pointer(fe.value(x)), fe.pointer(fe.value(instruction))
+    n = dims[-1]
+    if n > MAX_LENGTH:
+        t, m = _split_length(n, LANES[et])  # type: ignore[misc]
+        rows = math.prod(dims[:-1])
+        middle = fe.b.gep(fe.arena_base, [i64(fe.m.reserve(rows * n * et.byte_width))])
+        twiddles = unit_roots(sign * np.arange(t)[:, None] * np.arange(m)[None, :], n)
+        name = f"fft_{instruction.name}"
+        _emit_pass(fe, name, [source, middle], [rows, t, m], 1, sign, et, twiddles=twiddles)
+        _emit_pass(fe, name, [middle, target], [rows * t, m], 1, sign, et, transposed=t)
+        return
     for axis in reversed(range(len(dims) - len(lengths), len(dims))):
         _emit_pass(fe, f"fft_{instruction.name}", [source, target], dims, axis, sign, et)
         source = target
