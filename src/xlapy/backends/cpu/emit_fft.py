@@ -112,8 +112,8 @@ def _stages(n: int) -> list[tuple[int, int, int]]:
 
 
 # A square transpose of LANES vectors of LANES parts in shuffles that map onto AVX's
-# in-lane unpacks, in-lane shuffles and 128-bit permutes: (pairs of sources, masks) per
-# step, and the order the last step's results come out in.
+# in-lane unpacks, in-lane shuffles and 128-bit permutes: per step, the two sources and
+# the mask of each result.
 _TRANSPOSE_STEPS = {
     8: [
         ([(0, 1), (0, 1), (2, 3), (2, 3), (4, 5), (4, 5), (6, 7), (6, 7)],
@@ -163,6 +163,21 @@ class _Scratch:
         b.store(im, b.gep(at, [i64(1)]), align=32)
 
 
+def _times(b: ir.IRBuilder, x: tuple, w: tuple) -> tuple:
+    """x * w on (re, im) vectors, as FMAs."""
+    re = b.fsub(
+        b.fmul(x[0], w[0], flags=_CONTRACT),
+        b.fmul(x[1], w[1], flags=_CONTRACT),
+        flags=_CONTRACT,
+    )
+    im = b.fadd(
+        b.fmul(x[0], w[1], flags=_CONTRACT),
+        b.fmul(x[1], w[0], flags=_CONTRACT),
+        flags=_CONTRACT,
+    )
+    return re, im
+
+
 class _Stage:
     """Emits one stage's butterflies on vectors of parts."""
 
@@ -189,18 +204,7 @@ class _Stage:
         return (b.fneg(x[1]), x[0]) if sign > 0 else (x[1], b.fneg(x[0]))
 
     def times(self, x: tuple, w: tuple) -> tuple:
-        b = self.b
-        re = b.fsub(
-            b.fmul(x[0], w[0], flags=_CONTRACT),
-            b.fmul(x[1], w[1], flags=_CONTRACT),
-            flags=_CONTRACT,
-        )
-        im = b.fadd(
-            b.fmul(x[0], w[1], flags=_CONTRACT),
-            b.fmul(x[1], w[0], flags=_CONTRACT),
-            flags=_CONTRACT,
-        )
-        return re, im
+        return _times(self.b, x, w)
 
 
 def _twiddles(radix: int, length: int, sign: int, dtype: np.dtype) -> np.ndarray:
@@ -418,7 +422,7 @@ def _scratch_to_columns(
         if twiddles is not None:
             at = b.mul(j, i64(step))
             w = [b.load(b.bitcast(b.gep(t, [at]), vector.as_pointer()), align=4) for t in twiddles]
-            parts = _Stage(b, vector, 0).times(parts, tuple(w))
+            parts = _times(b, parts, tuple(w))
         offset = b.mul(j, i64(2 * step))
         if contiguous:
             mask = ir.Constant(ir.VectorType(ir.IntType(32), 2 * lanes), interleave)
