@@ -3,8 +3,11 @@
 For each workload and engine: build and compile once (compile time recorded),
 compute once and compare with numpy's result (a mismatch is printed and put
 in the table, never hidden), warm up, then time repeated calls and keep the
-median. The number of calls adapts so that each engine spends about half a
-second per workload (``--repeats`` fixes it instead). JAX gets device arrays
+median. The engines take turns, in ``ROUNDS`` rounds, so that a machine whose
+speed drifts over seconds (a shared VM) slows all of them alike instead of
+whichever happened to run then; the ratios are what moves least. The number of
+calls adapts so that each engine spends about half a second per workload
+(``--repeats`` fixes it instead). JAX gets device arrays
 made once, so host-to-device transfers are not timed; xlapy gets numpy arrays,
 its native input, and returns numpy arrays. The machine's bandwidth and peak
 FLOP/s are measured in the same run so that times read as fractions of what
@@ -38,39 +41,53 @@ BUDGET_SECONDS = 0.5  # per engine and workload: ~1.5 s per workload over three 
 # to sleep (OpenBLAS's and Eigen's spin on the cores for a while after a call), so that
 # no engine is timed while another's idle threads compete for the two cores.
 SETTLE_SECONDS = 0.2
+ROUNDS = 5
 QUICK_BUDGET_SECONDS = 0.03
 
 
 # -- timing ------------------------------------------------------------------------------------
 
 
-def time_calls(fn: Callable[[], object], budget: float, repeats: int | None = None) -> dict:
-    """Median seconds of ``fn()`` after two warm-up calls.
+def time_interleaved(
+    fns: dict[str, Callable[[], object]], budget: float, repeats: int | None = None
+) -> dict[str, dict]:
+    """Median seconds of each ``fn()`` after two warm-up calls, timed in ``ROUNDS``
+    rounds in which every engine takes a turn.
 
     Calls shorter than 100 us are timed in batches (the median of batch
     averages), so that the timer's own cost does not count. Without
-    ``repeats``, as many samples as fit in ``budget`` (at least 5). Waits
-    ``SETTLE_SECONDS`` first, without running anything.
+    ``repeats``, as many samples as fit in ``budget`` (at least 5) per engine.
+    Each turn starts after ``SETTLE_SECONDS`` without running anything: the
+    BLAS and Eigen threads of the engine before spin on the cores for a while
+    after their last call.
     """
-    time.sleep(SETTLE_SECONDS)
-    fn()
-    start = time.perf_counter()
-    fn()
-    once = max(time.perf_counter() - start, 1e-8)
-    batch = max(1, min(1000, int(1e-4 / once))) if once < 1e-4 else 1
-    if repeats is None:
-        repeats = int(min(max(budget / (once * batch), 5), 10_000))
-    samples = []
-    for _ in range(repeats):
+    plans = {}
+    for name, fn in fns.items():
+        fn()
         start = time.perf_counter()
-        for _ in range(batch):
-            fn()
-        samples.append((time.perf_counter() - start) / batch)
+        fn()
+        once = max(time.perf_counter() - start, 1e-8)
+        batch = max(1, min(1000, int(1e-4 / once))) if once < 1e-4 else 1
+        count = repeats or int(min(max(budget / (once * batch), 5), 10_000))
+        plans[name] = (fn, batch, count)
+    rounds = min(ROUNDS, min((count for _, _, count in plans.values()), default=1))
+    samples: dict[str, list[float]] = {name: [] for name in fns}
+    for r in range(rounds):
+        for name, (fn, batch, count) in plans.items():
+            time.sleep(SETTLE_SECONDS)
+            for _ in range(count // rounds + (r < count % rounds)):
+                start = time.perf_counter()
+                for _ in range(batch):
+                    fn()
+                samples[name].append((time.perf_counter() - start) / batch)
     return {
-        "seconds": statistics.median(samples),
-        "min_seconds": min(samples),
-        "samples": len(samples),
-        "calls_per_sample": batch,
+        name: {
+            "seconds": statistics.median(samples[name]),
+            "min_seconds": min(samples[name]),
+            "samples": len(samples[name]),
+            "calls_per_sample": plans[name][1],
+        }
+        for name in fns
     }
 
 
@@ -100,8 +117,8 @@ def _error(e: BaseException) -> dict:
     return {"error": f"{type(e).__name__}: {e}".splitlines()[0][:200]}
 
 
-def run_xlapy(w: Workload, client: Any, expected: Any, budget: float, repeats: int | None) -> dict:
-    """Build with the builder, compile (timed), check, time calls with numpy inputs."""
+def run_xlapy(w: Workload, client: Any, expected: Any) -> tuple[dict, Callable[[], object]]:
+    """Build with the builder, compile (timed), check; the call to time, on numpy inputs."""
     start = time.perf_counter()
     computation = w.build()
     built = time.perf_counter() - start
@@ -117,13 +134,12 @@ def run_xlapy(w: Workload, client: Any, expected: Any, budget: float, repeats: i
     fallbacks = getattr(executable, "fallback_ops", None)
     if fallbacks is not None and client.platform != "interpreter":
         result["fallback_ops"] = sorted(fallbacks)
-    result.update(time_calls(lambda: executable(*inputs), budget, repeats))
-    return result
+    return result, lambda: executable(*inputs)
 
 
-def run_numpy(w: Workload, budget: float, repeats: int | None) -> dict:
-    """Time the numpy version as a Python user would call it (temporaries and all)."""
-    return time_calls(lambda: w.numpy_fn(*w.inputs), budget, repeats)
+def run_numpy(w: Workload) -> tuple[dict, Callable[[], object]]:
+    """The numpy version as a Python user would call it (temporaries and all)."""
+    return {}, lambda: w.numpy_fn(*w.inputs)
 
 
 def jax_available() -> bool:
@@ -137,8 +153,9 @@ def jax_available() -> bool:
     return True
 
 
-def run_jax(w: Workload, expected: Any, budget: float, repeats: int | None) -> dict:
-    """jit, lower and compile (timed), check, time calls on device arrays made once."""
+def run_jax(w: Workload, expected: Any) -> tuple[dict, Callable[[], object]]:
+    """jit, lower and compile (timed), check; the call to time, on device arrays made
+    once."""
     import jax
     import jax.numpy as jnp
 
@@ -151,8 +168,7 @@ def run_jax(w: Workload, expected: Any, budget: float, repeats: int | None) -> d
         "compile_seconds": compile_seconds,
         "check": compare(np.asarray(compiled(*args)), expected, w.rtol, w.atol),
     }
-    result.update(time_calls(lambda: compiled(*args).block_until_ready(), budget, repeats))
-    return result
+    return result, lambda: compiled(*args).block_until_ready()
 
 
 # -- one workload ------------------------------------------------------------------------------
@@ -216,22 +232,27 @@ def measure_workload(
         "flops": w.flops,
     }
     expected = w.numpy_fn(*w.inputs)
-    try:
-        row["numpy"] = run_numpy(w, budget, repeats)
-    except Exception as e:  # noqa: BLE001  (reported in the table)
-        row["numpy"] = _error(e)
+    calls: dict[str, Callable[[], object]] = {}
+    engines: list[tuple[str, Callable[[], tuple[dict, Callable[[], object]]]]] = [
+        ("numpy", lambda: run_numpy(w))
+    ]
     if client is None:
         row["xlapy"] = {"error": client_error}
     else:
-        try:
-            row["xlapy"] = run_xlapy(w, client, expected, budget, repeats)
-        except Exception as e:  # noqa: BLE001
-            row["xlapy"] = _error(e)
+        engines.append(("xlapy", lambda: run_xlapy(w, client, expected)))
     if use_jax:
+        engines.append(("jax", lambda: run_jax(w, expected)))
+    for name, prepare in engines:
         try:
-            row["jax"] = run_jax(w, expected, budget, repeats)
-        except Exception as e:  # noqa: BLE001
-            row["jax"] = _error(e)
+            row[name], calls[name] = prepare()
+        except Exception as e:  # noqa: BLE001  (reported in the table)
+            row[name] = _error(e)
+    try:
+        for name, timing in time_interleaved(calls, budget, repeats).items():
+            row[name].update(timing)
+    except Exception as e:  # noqa: BLE001
+        for name in calls:
+            row[name] = _error(e)
     x, n, j = (row.get(k) or {} for k in ("xlapy", "numpy", "jax"))
     if "seconds" in x and "seconds" in j:
         row["ratio_jax"] = x["seconds"] / j["seconds"]
