@@ -387,7 +387,8 @@ def markdown(report: dict) -> str:
         "`benchmarks/results.json`. Workloads are defined once in `benchmarks/workloads.py` "
         "(xlapy builder, numpy and JAX versions over the same inputs, fixed seed).",
         "",
-        "Columns: *ms* is the median wall time of one call after warm-up (xlapy called with "
+        "Columns: *ms* is the median wall time of one call after warm-up, the engines "
+        "taking turns over five rounds (xlapy called with "
         "numpy arrays, returning numpy arrays; JAX `jit` on CPU with device arrays made once, "
         "`block_until_ready`; numpy as written). *x/jax* and *x/np* are xlapy's time over "
         "JAX's and numpy's: below 1 means xlapy is faster. *achieved* is xlapy's GB/s (bytes "
