@@ -12,6 +12,10 @@ row instead of 4096 * 4096. Primes up to 128 are one direct DFT; longer ones (an
 lengths with such a prime factor) use Bluestein's algorithm: a convolution of
 power-of-two length through two FFTs, O(n log n) with a larger constant.
 
+A backend with FFTs of its own (the CPU's, for 7-smooth lengths) passes ``native``:
+the ffts it takes stay, and the expansion builds the others from them, with the dots
+left only for the factors it does not take.
+
 The kinds: IFFT conjugates the twiddles and scales by 1/N (XLA normalizes it, as
 numpy's ``ifftn``); RFFT is the complex FFT of the real operand, keeping n // 2 + 1
 outputs on the last axis; IRFFT inverts the leading axes, rebuilds the Hermitian
@@ -199,11 +203,15 @@ class _Emitter:
         rank = len(x.shape.dimensions)
         if axis != rank - 1:
             x = self.transpose(x, [d for d in range(rank) if d != axis] + [axis])
+        return self.native_fft(x, [n], kind)
+
+    def native_fft(self, x: HloInstruction, lengths: list[int], kind: FftType) -> HloInstruction:
+        """The backend's own fft over the trailing ``lengths``; an IFFT's 1/N goes into
+        ``self.factor``."""
         if kind is FftType.IFFT:
-            self.factor /= n
-        return self.add(
-            Op.FFT, self.ct, list(x.shape.dimensions), [x], fft_type=kind, fft_length=(n,)
-        )
+            self.factor /= math.prod(lengths)
+        dims = list(x.shape.dimensions)
+        return self.add(Op.FFT, self.ct, dims, [x], fft_type=kind, fft_length=tuple(lengths))
 
     def bluestein(self, x: HloInstruction, axis: int, n: int, sign: int) -> HloInstruction:
         """A long prime length as a cyclic convolution of power-of-two length M >= 2n - 1
@@ -242,10 +250,7 @@ class _Emitter:
         taking the first transformed axis each time leaves them in their order."""
         kind = FftType.FFT if sign < 0 else FftType.IFFT
         if len(lengths) > 1 and self.native is not None and self.native(kind, lengths, self.ct):
-            if kind is FftType.IFFT:
-                self.factor /= math.prod(lengths)
-            dims = list(x.shape.dimensions)
-            return self.add(Op.FFT, self.ct, dims, [x], fft_type=kind, fft_length=tuple(lengths))
+            return self.native_fft(x, lengths, kind)
         first = len(x.shape.dimensions) - len(lengths)
         for n in lengths:
             x = self.dft(x, first, n, sign)
