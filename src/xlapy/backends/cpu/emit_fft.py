@@ -242,8 +242,8 @@ def _butterfly2(stage: _Stage, x: list[tuple]) -> list[tuple]:
 
 def _butterfly_odd(stage: _Stage, x: list[tuple]) -> list[tuple]:
     """The DFT of an odd number r of values, pairing j with r - j: with a_j = x_j +
-    x_(r-j) and b_j = x_j - x_(r-j), y_k = x_0 + sum_j cos(2 pi j k / r) a_j + sign i
-    sum_j sin(2 pi j k / r) b_j, and y_(r-k) the same with the sine sum negated."""
+    x_(r-j) and d_j = x_j - x_(r-j), y_k = x_0 + sum_j cos(2 pi j k / r) a_j + sign i
+    sum_j sin(2 pi j k / r) d_j, and y_(r-k) the same with the sine sum negated."""
     b, r = stage.b, len(x)
     half = r // 2
     a = [stage.add(x[j], x[r - j]) for j in range(1, half + 1)]
