@@ -151,7 +151,7 @@ class _Scratch:
         self.b = b
         self.base = b.bitcast(base, vector.as_pointer())
 
-    def load(self, index: ir.Value, vector: ir.VectorType) -> tuple[ir.Value, ir.Value]:
+    def load(self, index: ir.Value) -> tuple[ir.Value, ir.Value]:
         b = self.b
         at = b.gep(self.base, [b.mul(index, i64(2))])
         return b.load(at, align=32), b.load(b.gep(at, [i64(1)]), align=32)
@@ -198,10 +198,10 @@ class _Stage:
     def sub(self, x: tuple, y: tuple) -> tuple:
         return self.b.fsub(x[0], y[0]), self.b.fsub(x[1], y[1])
 
-    def times_i(self, x: tuple, sign: int) -> tuple:
+    def times_i(self, x: tuple) -> tuple:
         """sign * i * x."""
         b = self.b
-        return (b.fneg(x[1]), x[0]) if sign > 0 else (x[1], b.fneg(x[0]))
+        return (b.fneg(x[1]), x[0]) if self.sign > 0 else (x[1], b.fneg(x[0]))
 
     def times(self, x: tuple, w: tuple) -> tuple:
         return _times(self.b, x, w)
@@ -215,12 +215,17 @@ def _twiddles(radix: int, length: int, sign: int, dtype: np.dtype) -> np.ndarray
     return np.stack([part for w in roots for part in (w.real, w.imag)], axis=1).astype(dtype)
 
 
-def _table(module: ir.Module, values: np.ndarray, part: ir.Type) -> ir.GlobalVariable:
-    name = f"xlapy_fft_twiddles.{values.dtype}.{values.shape[0]}.{abs(hash(values.tobytes()))}"
+def _table(
+    module: ir.Module, radix: int, length: int, sign: int, part_type: PrimitiveType, part: ir.Type
+) -> ir.GlobalVariable:
+    """A stage's twiddles (``_twiddles``) as a constant, one per module and stage kind."""
+    name = (
+        f"xlapy_fft_twiddles.{part_type.hlo_name}.r{radix}.n{length}.{'inv' if sign > 0 else 'fwd'}"
+    )
     existing = module.globals.get(name)
     if existing is not None:
         return existing
-    flat = values.reshape(-1).tolist()
+    flat = _twiddles(radix, length, sign, part_type.dtype).reshape(-1).tolist()
     array = ir.ArrayType(part, len(flat))
     table = ir.GlobalVariable(module, array, name)
     table.initializer = ir.Constant(array, flat)
@@ -232,7 +237,7 @@ def _table(module: ir.Module, values: np.ndarray, part: ir.Type) -> ir.GlobalVar
 
 def _butterfly4(stage: _Stage, x: list[tuple]) -> list[tuple]:
     apc, amc = stage.add(x[0], x[2]), stage.sub(x[0], x[2])
-    bpd, jbmd = stage.add(x[1], x[3]), stage.times_i(stage.sub(x[1], x[3]), stage.sign)
+    bpd, jbmd = stage.add(x[1], x[3]), stage.times_i(stage.sub(x[1], x[3]))
     return [stage.add(apc, bpd), stage.add(amc, jbmd), stage.sub(apc, bpd), stage.sub(amc, jbmd)]
 
 
@@ -265,7 +270,7 @@ def _butterfly_odd(stage: _Stage, x: list[tuple]) -> list[tuple]:
             tre, tim = b.fmul(d[j - 1][0], sin), b.fmul(d[j - 1][1], sin)
             sre = tre if sre is None else b.fadd(sre, tre)
             sim = tim if sim is None else b.fadd(sim, tim)
-        turned = stage.times_i((sre, sim), stage.sign)
+        turned = stage.times_i((sre, sim))
         y[k] = stage.add((re, im), turned)
         y[r - k] = stage.sub((re, im), turned)
     return y  # type: ignore[return-value]
@@ -283,7 +288,7 @@ _BUTTERFLIES = {
 def _stage(stage: _Stage, source, target, radix: int, length: int, stride: int, table) -> None:  # noqa: ANN001
     """One Stockham stage: y[q + s (r p + k)] = w^(k p) * DFT_r(x[q + s (p + j m)])_k for
     p < m = length / r and q < s (the stride)."""
-    b, vector = stage.b, stage.vector
+    b = stage.b
     m = length // radix
     butterfly = _BUTTERFLIES[radix]
     with for_range(b, 0, m, "p") as p:
@@ -292,7 +297,7 @@ def _stage(stage: _Stage, source, target, radix: int, length: int, stride: int, 
             w = [stage.splat(b.load(b.gep(row, [i64(k)]))) for k in range(2 * (radix - 1))]
         with for_range(b, 0, stride, "q") as q:
             at = b.add(q, b.mul(p, i64(stride)))
-            x = [source.load(b.add(at, i64(j * m * stride)), vector) for j in range(radix)]
+            x = [source.load(b.add(at, i64(j * m * stride))) for j in range(radix)]
             y = butterfly(stage, x)
             if m > 1:
                 y = [y[0]] + [
@@ -349,14 +354,14 @@ def _scratch_to_rows(
         element = b.mul(c, i64(chunk))
         columns = []
         for e in range(chunk):
-            columns.extend(source.load(b.add(element, i64(e)), vector))
+            columns.extend(source.load(b.add(element, i64(e))))
         if scale != 1.0:
             columns = [b.fmul(v, factor) for v in columns]
         offset = b.mul(c, i64(lanes))
         for r, v in zip(rows, _transpose(b, columns), strict=True):
             b.store(v, b.bitcast(b.gep(r, [offset]), vector.as_pointer()), align=8)
     for e in range(n - n % chunk, n):
-        parts = source.load(i64(e), vector)
+        parts = source.load(i64(e))
         if scale != 1.0:
             parts = tuple(b.fmul(v, factor) for v in parts)
         for lane, row in enumerate(rows):
@@ -416,7 +421,7 @@ def _scratch_to_columns(
     factor = ir.Constant(vector, [scale] * lanes)
     interleave = [v for lane in range(lanes) for v in (lane, lanes + lane)]
     with for_range(b, 0, n, "element") as j:
-        parts = source.load(j, vector)
+        parts = source.load(j)
         if scale != 1.0:
             parts = tuple(b.fmul(v, factor) for v in parts)
         if twiddles is not None:
@@ -469,9 +474,7 @@ def _emit_pass(
     scratch = [_Scratch(b, b.gep(base, [i64(k * 2 * n * lanes)]), vector) for k in range(2)]
     source_base, target_base = (b.bitcast(p, part.as_pointer()) for p in kernel.buffers)
     tables = [
-        _table(fe.m.ir, _twiddles(radix, length, sign, part_type.dtype), part)
-        if length > radix
-        else None
+        _table(fe.m.ir, radix, length, sign, part_type, part) if length > radix else None
         for radix, length, _ in stages
     ]
     scale = 1.0 / n if sign > 0 else 1.0
