@@ -34,6 +34,7 @@ from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
 from ...hlo.opcode import HloOpcode
 from ...shape import Shape
+from . import guarded_memory
 
 Op = HloOpcode
 ALIGNMENT = 64
@@ -132,6 +133,7 @@ class ComputationBuffers:
     donated: dict[int, int] = field(
         default_factory=dict
     )  # result leaf -> parameter leaf sharing it
+    guard_pages: list[int] = field(default_factory=list)  # region offsets (guard mode)
 
     def value(self, instruction: HloInstruction) -> ValueTree:
         return self.values[id(instruction)]
@@ -144,6 +146,7 @@ class _Heap:
         self.free: list[tuple[int, int]] = []  # sorted (offset, size)
         self.top = 0
         self.peak = 0  # the high-water mark: the size the region needs
+        self.guard_pages: list[int] = []
 
     def allocate(self, size: int) -> int:
         size = max(ALIGNMENT, -(-size // ALIGNMENT) * ALIGNMENT)
@@ -175,6 +178,24 @@ class _Heap:
         self.free = merged
 
 
+class _GuardedHeap(_Heap):
+    """Guard mode (``guarded_memory``): every buffer gets pages of its own next to a guard
+    page, and nothing is reused, so a stray access faults instead of hitting a neighbour."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__()
+        self.mode = mode
+
+    def allocate(self, size: int) -> int:
+        offset, guard, self.top = guarded_memory.place(self.top, size, self.mode)
+        self.guard_pages.append(guard)
+        self.peak = self.top
+        return offset
+
+    def release(self, offset: int, size: int) -> None:
+        pass
+
+
 def assign_computation(
     computation: HloComputation,
     *,
@@ -183,6 +204,7 @@ def assign_computation(
     constant_data: Any,
     can_run_in_place: Any = None,
     donations: dict[int, int] | None = None,
+    guard: str | None = None,
 ) -> ComputationBuffers:
     """Slots for every instruction of ``computation`` (see the module docstring).
 
@@ -191,7 +213,8 @@ def assign_computation(
     instruction may overwrite when that operand dies there. ``donations`` maps
     result leaves to parameter leaves whose buffers the caller donates: where the
     producer of the result can run in place over that parameter (and is its last
-    reader), the executable passes one buffer for both (``donated``).
+    reader), the executable passes one buffer for both (``donated``). ``guard`` (a
+    ``guarded_memory`` mode) lays every temporary out next to a guard page.
     """
     result = ComputationBuffers(computation)
     schedule = computation.post_order()
@@ -225,7 +248,7 @@ def assign_computation(
 
     claim_results(root, 0)
 
-    heap = _Heap()
+    heap = _GuardedHeap(guard) if guard else _Heap()
     last_use: dict[int, int] = {}  # id(base slot) -> position
     owned: dict[int, Slot] = {}
 
@@ -330,6 +353,7 @@ def assign_computation(
                 slot.offset = base.offset
     result.values = provisional
     result.region_size = heap.peak
+    result.guard_pages = heap.guard_pages
 
     # Result leaves not written in place by their producer get a copy at the end.
     root_tree = provisional[id(root)]

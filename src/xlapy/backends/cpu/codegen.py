@@ -29,7 +29,7 @@ from ...hlo.instruction import HloInstruction
 from ...hlo.module import HloModule
 from ...hlo.opcode import HloOpcode
 from ...shape import Shape
-from . import jit
+from . import guarded_memory, jit
 from .buffers import ALIGNMENT, ComputationBuffers, Slot, ValueTree, assign_computation, leaves
 from .ir_support import i64, load_pointer, pointer_table
 from .llvm_types import I8, I8_PTR, I32, I64, VOID, NotEmittable
@@ -81,6 +81,9 @@ class ModuleEmitter:
         self.kernel_count = 0
         self.row_groups = 0  # runs of kernels executed row block by row block
         self.arena_size = 0
+        # Guard mode (guarded_memory): arena offsets of the pages that must stay unmapped.
+        self.guard = getattr(options, "guard_buffers", None)
+        self.guard_pages: list[int] = []
         self.buffers: dict[int, ComputationBuffers] = {}
         self._functions: dict[int, ir.Function] = {}
         self._names: set[str] = set()
@@ -103,15 +106,31 @@ class ModuleEmitter:
         self._names.add(candidate)
         return candidate
 
-    def reserve(self, size: int) -> int:
-        """A private region of ``size`` bytes in the arena; returns its offset."""
+    def reserve(self, size: int, guarded: bool = True) -> int:
+        """A private region of ``size`` bytes in the arena; returns its offset.
+
+        In guard mode the region gets pages of its own next to a guard page; a
+        computation's region (``guarded=False``) is page-aligned and holds its own
+        guard pages already."""
+        if self.guard:
+            top = guarded_memory.pages(self.arena_size)
+            if not guarded:
+                self.arena_size = top + guarded_memory.pages(size)
+                return top
+            offset, guard, self.arena_size = guarded_memory.place(top, size, self.guard)
+            self.guard_pages.append(guard)
+            return offset
         offset = self.arena_size
         self.arena_size += max(ALIGNMENT, -(-size // ALIGNMENT) * ALIGNMENT)
         return offset
 
     def constant_address(self, array: np.ndarray) -> int:
         array = np.ascontiguousarray(array)
-        if array.nbytes == 0:
+        if self.guard:
+            # Read-only and guarded: native code that writes a constant or reads past it
+            # faults there.
+            array = guarded_memory.guarded_copy(array, self.guard, read_only=True)
+        elif array.nbytes == 0:
             array = np.zeros(1, np.uint8)
         self.keep_alive.append(array)
         return array.ctypes.data
@@ -220,8 +239,11 @@ class FunctionEmitter:
             constant_data=lambda i: np.ascontiguousarray(i.literal.to_numpy()),
             can_run_in_place=can_run_in_place,
             donations=module.donations if computation is module.hlo.entry else None,
+            guard=module.guard,
         )
-        self.region = module.reserve(self.buffers.region_size) if self.buffers.region_size else 0
+        size = self.buffers.region_size
+        self.region = module.reserve(size, guarded=False) if size else 0
+        module.guard_pages.extend(self.region + g for g in self.buffers.guard_pages)
         module.buffers[id(computation)] = self.buffers
         self._param_pointers: dict[int, ir.Value] = {}
         self._result_pointers: dict[int, ir.Value] = {}
@@ -272,6 +294,8 @@ class FunctionEmitter:
         self, kernel: ir.Function, pointers: list[ir.Value], n: int, parallel: bool
     ) -> None:
         """Run ``kernel`` over ``[0, n)``, split across cores when ``parallel``."""
+        if n <= 0:
+            return  # an empty range: the kernel would only touch buffers with no elements
         if self.recording is not None:  # a row group calls it later (row_groups)
             self.recording.append((kernel, pointers, n, parallel))
             return
@@ -309,6 +333,10 @@ class FunctionEmitter:
         op = instruction.opcode
         if op in NO_CODE or (op in (Op.BITCAST, Op.RESHAPE) and _is_alias(self, instruction)):
             return
+        if _computes_nothing(self, instruction):
+            # Zero elements out: no emitter ever sees an empty result, so none can write a
+            # row into it (an integer dot once ran max(1, m) rows into an empty buffer).
+            return
         try:
             emitter = THUNK_EMITTERS.get(op)
             if emitter is not None:
@@ -320,6 +348,22 @@ class FunctionEmitter:
             if not allow_fallback:
                 raise
             fallback.emit_fallback(self, instruction, str(reason))
+
+
+# Instructions whose run matters beyond their result, even when it has no elements.
+_ALWAYS_RUN = frozenset(
+    {Op.WHILE, Op.CONDITIONAL, Op.CALL, Op.RNG, Op.RNG_GET_AND_UPDATE_STATE, Op.RNG_BIT_GENERATOR}
+)
+
+
+def _computes_nothing(emitter: FunctionEmitter, instruction: HloInstruction) -> bool:
+    """True when every array leaf of the result is empty and running the instruction has
+    no effect beyond its result (no side effect, no control flow, no RNG state)."""
+    op = instruction.opcode
+    if op in _ALWAYS_RUN or op.may_have_side_effect:
+        return False
+    slots = leaves(emitter.value(instruction))
+    return bool(slots) and all(s.shape.element_count() == 0 for s in slots)
 
 
 def _is_alias(emitter: FunctionEmitter, instruction: HloInstruction) -> bool:

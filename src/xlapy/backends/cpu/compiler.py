@@ -119,6 +119,8 @@ def compile_program(module: HloModule, options: CpuOptions) -> CompiledProgram:
         kernel_count=emitter.kernel_count,
         row_groups=emitter.row_groups,
         donated=dict(emitter.buffers[id(optimized.entry)].donated),
+        guard=emitter.guard,
+        guard_pages=list(emitter.guard_pages),
         keep_alive=emitter.keep_alive,
         declared=declared,
         timings=timings,
@@ -160,7 +162,7 @@ class CpuBackend:
                         lookup_custom_call(name, "interpreter")
                     except NotFoundError:
                         raise missing from None
-        if not options.cache or options.dump_dir or options.passes:
+        if not options.cache or options.dump_dir or options.passes or options.guard_buffers:
             return CpuExecutable(compile_program(module, options), options)
         key = _cache_key(module, options)
         with _cache_lock:

@@ -265,7 +265,7 @@ def _integer_dot(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         fe.pointer(fe.value(rhs)),
         fe.pointer(fe.value(instruction)),
     ]
-    fe.call_kernel(kernel.function, pointers, max(1, n), False)
+    fe.call_kernel(kernel.function, pointers, n, False)
 
 
 del I32

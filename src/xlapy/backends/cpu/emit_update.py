@@ -55,7 +55,7 @@ def _dynamic_update_slice(fe: FunctionEmitter, instruction: HloInstruction) -> N
             b.store(read(b, index), destination)
 
         if math.prod(update_dims) == 0:
-            n = 1
+            n = 0  # nothing to write: the kernel is never called
         elif not update_dims:
             body(Index((), multi=[]))
             n = 1
@@ -70,7 +70,7 @@ def _dynamic_update_slice(fe: FunctionEmitter, instruction: HloInstruction) -> N
         fe.m.memcpy(fe.b, fe.pointer(out), fe.pointer(source), out.byte_size)
     pointers = [fe.pointer(source), fe.pointer(fe.value(update)), fe.pointer(out)]
     pointers += [fe.pointer(fe.value(s)) for s in starts]
-    fe.call_kernel(kernel.function, pointers, max(1, n), False)
+    fe.call_kernel(kernel.function, pointers, n, False)
 
 
 del i64

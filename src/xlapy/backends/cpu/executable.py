@@ -31,12 +31,15 @@ from ...literal import Literal
 from ...shape import ProgramShape, Shape
 from ..interpreter import FeedQueues, device_context
 from ..interpreter.evaluator import DeviceContext, EvalContext
-from . import fallback
+from . import fallback, guarded_memory
 from .fast_call import ARGUMENT_MISMATCH
 from .layout_normalization import default_layout_shape
 
 PLATFORM = "cpu"
 POOL_MIN_BYTES = 1 << 20
+# ctypes passes at most 1024 arguments to a foreign function; the fast entry takes two
+# more than the parameters and result leaves, so bigger signatures take the general path.
+MAX_FAST_ARGUMENTS = 1000
 
 
 @dataclass
@@ -53,6 +56,13 @@ class CpuOptions:
     # Pass names left out of the default pipeline (XLA's --xla_disable_hlo_passes), e.g.
     # {"constant-folding"} so that a program of constants still runs native kernels.
     disabled_passes: frozenset[str] = frozenset()
+    # Memory-safety debug mode (guarded_memory): "after" or "before" puts a guard page
+    # past the end or before the start of every buffer; the default comes from the
+    # environment variable XLAPY_GUARD_BUFFERS.
+    guard_buffers: str | None = field(default_factory=guarded_memory.default_mode)
+
+    def __post_init__(self) -> None:
+        self.guard_buffers = guarded_memory.mode_from(self.guard_buffers)
 
 
 def _leaf_shapes(shape: Shape) -> list[Shape]:
@@ -91,6 +101,8 @@ class CompiledProgram:
     keep_alive: list
     declared: ProgramShape  # the entry's signature with the caller's layouts
     donated: dict[int, int] = field(default_factory=dict)  # result leaf -> parameter leaf
+    guard: str | None = None  # the guard mode the code was laid out for (guarded_memory)
+    guard_pages: list[int] = field(default_factory=list)  # arena offsets of guard pages
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -119,6 +131,7 @@ class CpuExecutable:
         self._result_leaves = [default_layout_shape(s) for s in _leaf_shapes(declared.result)]
         self._result_shape = declared.result
         self._lock = threading.Lock()
+        self._owner: int | None = None  # the thread running on the shared arena
         self._arena = self._new_arena()
         self._pool: list[np.ndarray | None] = [None] * len(self._result_leaves)
         self._run = fallback.Run(program.thunks, EvalContext(self._device_context(0, None)))
@@ -126,8 +139,13 @@ class CpuExecutable:
         self._context = fallback.RunContext(self._run_key, 0, 0, self._rng_states[0].address)
         self._context_address = ctypes.addressof(self._context)
         self._fast = None
-        if program.fast_name is not None and self.num_devices == 1:
-            n = len(declared.parameters) + len(self._result_leaves)
+        n = len(declared.parameters) + len(self._result_leaves)
+        if (
+            program.fast_name is not None
+            and self.num_devices == 1
+            and program.guard is None  # guard mode copies every buffer into its own pages
+            and n <= MAX_FAST_ARGUMENTS
+        ):
             self._fast = code.cfunction(
                 program.fast_name,
                 ctypes.c_int32,
@@ -170,11 +188,15 @@ class CpuExecutable:
         return self.program.row_groups
 
     # -- memory ----------------------------------------------------------------------------
-    def _new_arena(self) -> np.ndarray:
+    def _new_arena(self) -> Any:
+        if self.program.guard:
+            return guarded_memory.GuardedArena(self.program.arena_size, self.program.guard_pages)
         return np.empty(self.program.arena_size + 64, np.uint8)
 
     @staticmethod
-    def _arena_address(arena: np.ndarray) -> int:
+    def _arena_address(arena: Any) -> int:
+        if isinstance(arena, guarded_memory.GuardedArena):
+            return arena.address
         address = arena.ctypes.data
         return address + (-address % 64)
 
@@ -233,8 +255,26 @@ class CpuExecutable:
     def execute(self, arguments: Sequence[Literal]) -> Literal:
         if self.num_devices != 1:
             return self.execute_replicated([arguments] * self.num_devices)[0]
+        if self._owner == threading.get_ident():
+            # Re-entered from a host callback of this very run (a Python custom call that
+            # calls its own executable): the shared arena is in use below us, so this
+            # call gets an arena and fallback state of its own.
+            return self._execute_privately(arguments)
         with self._lock:
-            return self._execute_on(arguments, self._context, self._run, self._arena)
+            self._owner = threading.get_ident()
+            try:
+                return self._execute_on(arguments, self._context, self._run, self._arena)
+            finally:
+                self._owner = None
+
+    def _execute_privately(self, arguments: Sequence[Literal]) -> Literal:
+        run = fallback.Run(self.program.thunks, EvalContext(self._device_context(0, None)))
+        key = fallback.register_run(run)
+        context = fallback.RunContext(key, 0, 0, self._rng_states[0].address)
+        try:
+            return self._execute_on(arguments, context, run, self._new_arena())
+        finally:
+            fallback.unregister_run(key)
 
     def _execute_on(
         self,
@@ -249,15 +289,25 @@ class CpuExecutable:
                 if leaf.shape.layout != shape.layout:
                     leaf = leaf.relayout(shape.layout)
                 buffers.append(leaf.data)
-        outputs = [
-            np.empty(max(1, s.element_count()), s.element_type.dtype) for s in self._result_leaves
-        ]
+        guard = self.program.guard
+        if guard:
+            buffers = [guarded_memory.guarded_copy(b.reshape(-1), guard) for b in buffers]
+            outputs = [
+                guarded_memory.guarded_array((s.element_count(),), s.element_type.dtype, guard)
+                for s in self._result_leaves
+            ]
+        else:
+            outputs = [
+                np.empty(max(1, s.element_count()), s.element_type.dtype)
+                for s in self._result_leaves
+            ]
         for leaf, parameter in self.program.donated.items():
             # Literals are immutable: the donated parameter is a private copy that the
             # program overwrites with the result.
-            buffers[parameter] = np.array(buffers[parameter], copy=True)
+            if not guard:  # (guard mode made a private copy of every argument already)
+                buffers[parameter] = np.array(buffers[parameter], copy=True)
             outputs[leaf] = buffers[parameter]
-            if outputs[leaf].size == 0:
+            if outputs[leaf].size == 0 and not guard:
                 outputs[leaf] = np.empty(1, outputs[leaf].dtype)
                 buffers[parameter] = outputs[leaf]
         params = (ctypes.c_void_p * max(1, len(buffers)))(*[b.ctypes.data for b in buffers])
@@ -273,6 +323,8 @@ class CpuExecutable:
                 if error is not None
                 else InternalError(f"native code returned status {status}")
             )
+        if guard:  # results leave the guarded mappings, which go away with the call
+            outputs = [np.array(out, copy=True) for out in outputs]
         leaves = [
             Literal(shape, out[: shape.element_count()])
             for shape, out in zip(self._result_leaves, outputs, strict=True)

@@ -1,0 +1,186 @@
+"""The CPU backend's memory-safety debug mode (``guarded_memory``): guard pages around
+every buffer catch a stray write where it happens, and change no result."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import xlapy
+from xlapy.errors import InvalidArgumentError
+
+PROGRAMS = {
+    "fusion_dot_reduce": (
+        """HloModule t
+add { x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y) }
+ENTRY e { a = f32[33,17] parameter(0)
+  b = f32[17,5] parameter(1)
+  c = f32[] constant(2)
+  cb = f32[33,17] broadcast(c), dimensions={}
+  m = f32[33,17] multiply(a, cb)
+  x = f32[33,17] exponential(m)
+  d = f32[33,5] dot(x, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  r = f32[33] reduce(d, c), dimensions={1}, to_apply=add
+  ROOT t = (f32[33,5], f32[33]) tuple(d, r) }""",
+        [np.linspace(0, 0.1, 33 * 17, dtype=np.float32).reshape(33, 17),
+         np.linspace(-1, 1, 17 * 5, dtype=np.float32).reshape(17, 5)],
+    ),
+    "while_loop": (
+        """HloModule w
+cond { p = (s32[], f32[7]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  n = s32[] constant(5)
+  ROOT c = pred[] compare(i, n), direction=LT }
+body { p = (s32[], f32[7]) parameter(0)
+  i = s32[] get-tuple-element(p), index=0
+  v = f32[7] get-tuple-element(p), index=1
+  one = s32[] constant(1)
+  j = s32[] add(i, one)
+  w = f32[7] add(v, v)
+  ROOT t = (s32[], f32[7]) tuple(j, w) }
+ENTRY e { x = f32[7] parameter(0)
+  z = s32[] constant(0)
+  t = (s32[], f32[7]) tuple(z, x)
+  r = (s32[], f32[7]) while(t), condition=cond, body=body
+  ROOT v = f32[7] get-tuple-element(r), index=1 }""",
+        [np.arange(7, dtype=np.float32)],
+    ),
+    "integer_dots_with_empty_dimensions": (
+        """HloModule d
+ENTRY e { a = s32[0,5] parameter(0)
+  b = s32[5,4] parameter(1)
+  c = s32[2,0] parameter(2)
+  d = s32[0,3] parameter(3)
+  x = s64[0,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  y = s32[2,3] dot(c, d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  ROOT t = (s64[0,4], s32[2,3]) tuple(x, y) }""",
+        [np.zeros((0, 5), np.int32), np.ones((5, 4), np.int32),
+         np.zeros((2, 0), np.int32), np.zeros((0, 3), np.int32)],
+    ),
+    "sort_and_fft": (
+        """HloModule s
+lt { a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT }
+ENTRY e { x = f32[4,9] parameter(0)
+  s = f32[4,9] sort(x), dimensions={1}, to_apply=lt
+  c = c64[4,9] convert(s)
+  ROOT f = c64[4,9] fft(c), fft_type=FFT, fft_length={9} }""",
+        [np.cos(np.arange(36, dtype=np.float32)).reshape(4, 9)],
+    ),
+}
+
+
+def _flat(result: object) -> list[np.ndarray]:
+    return list(result) if isinstance(result, tuple) else [result]
+
+
+@pytest.mark.parametrize("mode", ["after", "before"])
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_guarded_runs_give_the_unguarded_results(name: str, mode: str) -> None:
+    text, arguments = PROGRAMS[name]
+    client = xlapy.local_client("cpu")
+    module = xlapy.hlo.parse_module(text)
+    plain = client.compile(module, xlapy.CompileOptions(backend_options={"guard_buffers": None}))
+    guarded = client.compile(
+        module, xlapy.CompileOptions(backend_options={"guard_buffers": mode})
+    )
+    program = guarded._executable.program
+    assert program.guard == mode and program.guard_pages
+    expected = _flat(plain(*arguments))
+    for _ in range(2):  # the arena and its guard pages are reused by the next call
+        for got, want in zip(_flat(guarded(*arguments)), expected, strict=True):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_a_bad_mode_is_a_clear_error() -> None:
+    module = xlapy.hlo.parse_module(PROGRAMS["while_loop"][0])
+    options = xlapy.CompileOptions(backend_options={"guard_buffers": "sideways"})
+    with pytest.raises(InvalidArgumentError, match="guard_buffers must be one of"):
+        xlapy.local_client("cpu").compile(module, options)
+
+
+# A C custom-call target (ABI ``void f(void* out, void** in)``) that copies its f32[16]
+# operand and then writes one element past the end of its output (or before its start):
+# the kind of bug guard mode exists to catch.
+_PLANTED = """
+import ctypes, sys
+import numpy as np
+import xlapy
+
+where = sys.argv[1]
+offset = {"after": 16 * 4, "before": -4}[where]
+
+@ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p))
+def stray(out, inputs):
+    ctypes.memmove(out, inputs[0], 16 * 4)
+    ctypes.memset(out + offset, 0x7F, 4)
+
+xlapy.register_custom_call("stray_write", stray, platform="cpu")
+module = xlapy.hlo.parse_module('''HloModule p
+ENTRY e { x = f32[16] parameter(0)
+  y = f32[16] custom-call(x), custom_call_target="stray_write"
+  ROOT z = f32[16] negate(y) }''')
+options = xlapy.CompileOptions(backend_options={"guard_buffers": where})
+executable = xlapy.local_client("cpu").compile(module, options)
+print("compiled", flush=True)
+executable(np.ones(16, np.float32))
+print("the stray write went unnoticed", flush=True)
+"""
+
+
+@pytest.mark.parametrize("where", ["after", "before"])
+def test_guard_pages_catch_a_planted_out_of_bounds_write(where: str) -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", _PLANTED, where], capture_output=True, text=True, timeout=120
+    )
+    assert "compiled" in run.stdout, run.stderr
+    assert run.returncode == -signal.SIGSEGV, (run.returncode, run.stdout, run.stderr)
+    assert "went unnoticed" not in run.stdout
+
+
+_EMPTY_DOT_WITHOUT_THE_GUARD = textwrap.dedent(
+    """
+    import numpy as np
+    import xlapy
+    from xlapy.backends.cpu import codegen
+
+    # Take away both compile-time guards for empty results (no code for an empty result,
+    # no call of a kernel over an empty range) and run every kernel over at least one
+    # row, as the integer dot did (max(1, m)): the bug this mode was built to find.
+    codegen._computes_nothing = lambda emitter, instruction: False
+    call_kernel = codegen.FunctionEmitter.call_kernel
+    codegen.FunctionEmitter.call_kernel = (
+        lambda self, kernel, pointers, n, parallel: call_kernel(
+            self, kernel, pointers, max(1, n), parallel
+        )
+    )
+    module = xlapy.hlo.parse_module('''HloModule t
+    ENTRY e { a = s32[0,5] parameter(0)
+      b = s32[5,4] parameter(1)
+      ROOT d = s64[0,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0} }''')
+    options = xlapy.CompileOptions(backend_options={"guard_buffers": "after"})
+    executable = xlapy.local_client("cpu").compile(module, options)
+    print("compiled", flush=True)
+    executable(np.zeros((0, 5), np.int32), np.ones((5, 4), np.int32))
+    print("the stray write went unnoticed", flush=True)
+    """
+)
+
+
+def test_guard_pages_catch_the_empty_dot_that_corrupted_the_heap() -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", _EMPTY_DOT_WITHOUT_THE_GUARD],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "compiled" in run.stdout, run.stderr
+    assert run.returncode == -signal.SIGSEGV, (run.returncode, run.stdout, run.stderr)
