@@ -15,7 +15,7 @@ from .client import (
     LocalClient,
     local_client,
 )
-from .custom_call import register_custom_call
+from .custom_call import register_custom_call, unregister_custom_call
 from .errors import (
     DeadlineExceededError,
     InvalidArgumentError,
@@ -85,6 +85,7 @@ __all__ = [
     "XlaOp",
     "local_client",
     "register_custom_call",
+    "unregister_custom_call",
     "DeadlineExceededError",
     "InvalidArgumentError",
     "Layout",
@@ -98,3 +99,26 @@ __all__ = [
     "XlaError",
     *types.__all__,
 ]
+
+# Subpackages a user reaches as attributes (``xlapy.stablehlo.parse_module(...)``) without
+# importing them by hand; imported on first use, so ``import xlapy`` stays light.
+_LAZY_SUBMODULES = frozenset(
+    {"backends", "cli", "conformance", "distributed", "hlo", "lib", "passes",
+     "shape_inference", "stablehlo", "testing"}
+)  # fmt: skip
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY_SUBMODULES:
+        import importlib
+
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY_SUBMODULES)

@@ -228,11 +228,13 @@ class CpuExecutable:
             for k in range(len(self._result_leaves))
         ]
         if self._lock.acquire(blocking=False):
+            self._owner = threading.get_ident()
             try:
                 status = fast(self._context_address, self._fast_arena, *arguments, *outputs)
                 error = self._run.error
                 self._run.error = None
             finally:
+                self._owner = None
                 self._lock.release()
         else:
             return None
