@@ -28,6 +28,7 @@ from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, run_on_device
 from ...errors import InternalError, InvalidArgumentError, XlaError
 from ...hlo.module import HloModule
 from ...literal import Literal
+from ...memory import check_allocation
 from ...shape import ProgramShape, Shape
 from ..interpreter import FeedQueues, device_context
 from ..interpreter.evaluator import DeviceContext, EvalContext
@@ -132,6 +133,10 @@ class CpuExecutable:
         self._result_shape = declared.result
         self._lock = threading.Lock()
         self._owner: int | None = None  # the thread running on the shared arena
+        name = program.module.name
+        check_allocation(program.arena_size, f"the temporaries of {name} (its arena)")
+        for k, leaf in enumerate(self._result_leaves):
+            check_allocation(leaf.byte_size(), f"result {k} ({leaf}) of {name}")
         self._arena = self._new_arena()
         self._pool: list[np.ndarray | None] = [None] * len(self._result_leaves)
         self._run = fallback.Run(program.thunks, EvalContext(self._device_context(0, None)))
