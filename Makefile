@@ -49,6 +49,20 @@ BENCH_ARGS ?=
 bench: $(STAMP)
 	$(PY) -m benchmarks.run --json benchmarks/results.json --markdown benchmarks/RESULTS.md $(BENCH_ARGS)
 
+# Memory safety (not part of `make test`). soak: the CPU tests SOAK_COUNT times over in
+# one process (state left by one run must not break the next). guard: the CPU tests with
+# every buffer next to a guard page, after and then before it (guarded_memory), under
+# Python's debug allocator and glibc's heap checks. Add XLAPY_GUARD_BUFFERS=after to
+# `make fuzz` to fuzz under guard pages too.
+SOAK_COUNT ?= 5
+.PHONY: soak guard
+soak: $(STAMP)
+	$(PY) -m pytest tests/backends/cpu --count=$(SOAK_COUNT) --repeat-scope=session -p no:cacheprovider
+
+guard: $(STAMP)
+	XLAPY_GUARD_BUFFERS=after PYTHONMALLOC=debug MALLOC_CHECK_=3 $(PY) -m pytest tests/backends/cpu
+	XLAPY_GUARD_BUFFERS=before PYTHONMALLOC=debug MALLOC_CHECK_=3 $(PY) -m pytest tests/backends/cpu
+
 # Differential testing and input fuzzing for FUZZ_SECONDS (not part of `make test`).
 FUZZ_SECONDS ?= 60
 .PHONY: fuzz
