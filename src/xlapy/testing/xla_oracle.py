@@ -9,6 +9,7 @@ mistake in one of them. It uses jaxlib's internal client API (pinned by the
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -69,8 +70,17 @@ class XlaCrashedError(InternalError):
     HLO it does not validate. The oracle's worker process is replaced."""
 
 
+# XLA:CPU's results depend on the host where the ISA changes rounding: on a host with
+# AVX512-FP16, f64 -> f16 converts in one rounding, elsewhere through f32 (two). The
+# oracle compiles for AVX2 at most, so its answers are the same on every x86-64 host
+# that tests run on.
+ORACLE_XLA_FLAGS = "--xla_cpu_max_isa=AVX2"
+
+
 def _serve(connection: Any) -> None:
     """The worker: runs programs for the parent until the pipe closes."""
+    # Before the worker imports jax (a spawned process starts with nothing imported).
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {ORACLE_XLA_FLAGS}".strip()
     while True:
         try:
             text, arguments = connection.recv()
