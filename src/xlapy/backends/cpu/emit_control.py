@@ -5,6 +5,16 @@ the condition and body are native functions called on them, and the body's
 results (written to a scratch region of the arena) are copied back each
 iteration, because a body may read one state element after it has produced
 another (XLA's copy insertion solves the same problem).
+
+A while loop can run forever, and native code never returns to Python by
+itself, so a loop polls for interrupts: it counts iterations down in a
+register and, when the count runs out, calls the runtime's
+``xlapy_poll_interrupt``, which sets the next count so that it is called about
+once a millisecond and lets Python run its pending signal handlers about every
+50 ms (``runtime_ir``). If a handler raised (Ctrl-C's ``KeyboardInterrupt``),
+the loop hands the exception to the run through an :class:`InterruptThunk` and
+returns its non-zero status, which the executable raises. On a tight loop that
+costs a decrement and a branch per iteration.
 """
 
 from __future__ import annotations
@@ -14,9 +24,11 @@ from llvmlite import ir
 from ...hlo.instruction import HloInstruction
 from ...hlo.opcode import HloOpcode
 from .buffers import Slot, leaves
-from .codegen import FunctionEmitter, thunk_emitter
+from .codegen import I8_PTR_PTR, FunctionEmitter, thunk_emitter
+from .fallback import InterruptThunk
 from .ir_support import i64, pointer_table
-from .llvm_types import I8, I32, NotEmittable
+from .llvm_types import I8, I32, I64, NotEmittable
+from .runtime_ir import POLL_MAX_STRIDE, POLL_STATE_WORDS
 
 Op = HloOpcode
 
@@ -50,19 +62,77 @@ def _while(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     scratch_table = pointer_table(b, scratch_pointers, "while_scratch")
     pred_pointer = b.gep(fe.arena_base, [i64(pred_offset)])
     pred_table = pointer_table(b, [pred_pointer], "while_pred")
+    poll_state = b.bitcast(
+        b.gep(fe.arena_base, [i64(fe.m.reserve(8 * POLL_STATE_WORDS))]), I64.as_pointer()
+    )
+    # The countdown carries over from the loop's last run (a nested loop of few trips
+    # polls as rarely as one long loop); the first run's arena holds anything.
+    saved = b.load(poll_state)
+    unusable = b.icmp_unsigned(">=", b.sub(saved, i64(1)), i64(POLL_MAX_STRIDE))
+    countdown = b.select(unusable, i64(1), saved)
+    # Two loops, so that the inner one, which runs ``countdown`` trips, calls nothing
+    # but the loop's own functions and LLVM may keep its state in registers.
+    outer = fe.function.append_basic_block("while.outer")
     head = fe.function.append_basic_block("while.head")
     step = fe.function.append_basic_block("while.body")
+    poll = fe.function.append_basic_block("while.poll")
+    polled = fe.function.append_basic_block("while.polled")
+    interrupted = fe.function.append_basic_block("while.interrupted")
     done = fe.function.append_basic_block("while.done")
+    before = b.block
+    b.branch(outer)
+    b.position_at_end(outer)
+    trips = b.phi(I64, "trips")
+    trips.add_incoming(countdown, before)
     b.branch(head)
     b.position_at_end(head)
+    left = b.phi(I64, "countdown")
+    left.add_incoming(trips, outer)
     fe.check(b.call(condition_fn, [fe.ctx, state_table, pred_table, fe.arena_base]))
     b.cbranch(b.icmp_unsigned("!=", b.load(pred_pointer), I8(0)), step, done)
     b.position_at_end(step)
     fe.check(b.call(body_fn, [fe.ctx, state_table, scratch_table, fe.arena_base]))
     for s, pointer in zip(state, scratch_pointers, strict=True):
         fe.m.memcpy(b, fe.pointer(s), pointer, s.byte_size)
-    b.branch(head)
+    left_next = b.sub(left, i64(1))
+    left.add_incoming(left_next, b.block)
+    b.cbranch(b.icmp_unsigned("==", left_next, i64(0)), poll, head)
+    _emit_poll(fe, instruction, poll_state, poll, polled, interrupted)
+    b.position_at_end(polled)
+    trips.add_incoming(b.load(poll_state), polled)
+    b.branch(outer)
     b.position_at_end(done)
+    b.store(left, poll_state)
+
+
+def _emit_poll(
+    fe: FunctionEmitter,
+    instruction: HloInstruction,
+    poll_state: ir.Value,
+    poll: ir.Block,
+    polled: ir.Block,
+    interrupted: ir.Block,
+) -> None:
+    """``poll``: ask the runtime whether a signal handler raised; go on to ``polled`` if
+    not, else hand the exception to the run and return a non-zero status."""
+    b = fe.b
+    module = fe.m.ir
+    function = module.globals.get("xlapy_poll_interrupt")
+    if function is None:
+        function = ir.Function(
+            module, ir.FunctionType(I32, [I64.as_pointer()]), "xlapy_poll_interrupt"
+        )
+    b.position_at_end(poll)
+    raised = b.call(function, [poll_state])
+    b.cbranch(b.icmp_unsigned("!=", raised, I32(0)), interrupted, polled)
+    b.position_at_end(interrupted)
+    thunk_id = len(fe.m.thunks)
+    fe.m.thunks.append(InterruptThunk(instruction))
+    exception = b.bitcast(b.gep(poll_state, [i64(4)]), I8_PTR_PTR)
+    status = b.call(fe.m.fallback_function, [fe.ctx, i64(thunk_id), exception])
+    # The thunk always raises, so the status is not 0; a run that somehow lost it
+    # still must not go on as if the loop had finished.
+    b.ret(b.select(b.icmp_unsigned("==", status, I32(0)), I32(1), status))
 
 
 @thunk_emitter(Op.CONDITIONAL)
@@ -116,6 +186,3 @@ def _call(fe: FunctionEmitter, instruction: HloInstruction) -> None:
 @thunk_emitter(Op.COPY)
 def _copy(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     _copy_tree(fe, leaves(fe.value(instruction)), leaves(fe.value(instruction.operand(0))))
-
-
-del ir

@@ -68,6 +68,29 @@ class HostTransferThunk(FallbackThunk):
         _write_tree(self.instruction.shape, result, pointers, position)
 
 
+@dataclass
+class InterruptThunk:
+    """Raises what a Python signal handler raised while a native loop of ``instruction``
+    polled for interrupts (``runtime_ir.xlapy_poll_interrupt``), so that the run keeps
+    it as its error like any other: ``pointers`` holds the exception's type, value and
+    traceback as new references (or null), which this takes over."""
+
+    instruction: HloInstruction
+    reason: str = "interrupt"
+
+    def run(self, ctx: EvalContext, pointers: Any) -> None:
+        taken = []
+        for k in range(3):
+            address = pointers[k]
+            taken.append(ctypes.cast(address, ctypes.py_object).value if address else None)
+            if address:
+                ctypes.pythonapi.Py_DecRef(ctypes.c_void_p(address))
+        kind, value, traceback = taken
+        if not isinstance(value, BaseException):
+            value = kind() if isinstance(kind, type) else KeyboardInterrupt()
+        raise value.with_traceback(traceback)
+
+
 def _copy_tree(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_copy_tree(v) for v in value)
@@ -275,6 +298,7 @@ __all__ = [
     "FallbackThunk",
     "HostCallbackThunk",
     "HostTransferThunk",
+    "InterruptThunk",
     "RngCell",
     "RunContext",
     "Run",

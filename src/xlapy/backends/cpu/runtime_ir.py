@@ -12,10 +12,23 @@ rather than the tens of a thread creation. One caller uses the pool at a time;
 a concurrent caller (replicas running in threads) creates threads for its call,
 one contiguous chunk each. Native code runs without the GIL, so the chunks really run in
 parallel.
+
+The pool's threads do not survive ``fork``, but its state (``started``, the locks a
+kernel running in another thread held) would: a child that ran a kernel would wait for
+workers that do not exist. ``xlapy_pool_after_fork`` forgets the pool in the child (the
+child has one thread, so nothing else is using it then), which then starts its own
+threads on first use; ``os.register_at_fork`` calls it.
+
+``xlapy_poll_interrupt`` lets long-running native loops (``while``) be interrupted:
+it times itself, asks to be called about once a millisecond, and about every 50 ms
+runs Python's pending signal handlers on the main thread (the only one that runs
+them), handing back what a handler raised (``KeyboardInterrupt`` for Ctrl-C). See
+``emit_control``.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import threading
 
@@ -314,6 +327,136 @@ done:
 }
 """
 
+_FORK_IR = r"""
+declare void @llvm.memset.p0i8.i64(i8*, i8, i64, i1)
+
+; In a forked child: no worker threads, no job, no lock held (glibc's zeroed mutexes and
+; condition variables are valid). The child's only thread is its main thread.
+define void @xlapy_pool_after_fork() {
+  %busy = getelementptr [64 x i8], [64 x i8]* @pool.busy, i64 0, i64 0
+  call void @llvm.memset.p0i8.i64(i8* %busy, i8 0, i64 64, i1 false)
+  %lock = getelementptr [64 x i8], [64 x i8]* @pool.lock, i64 0, i64 0
+  call void @llvm.memset.p0i8.i64(i8* %lock, i8 0, i64 64, i1 false)
+  %work = getelementptr [64 x i8], [64 x i8]* @pool.work, i64 0, i64 0
+  call void @llvm.memset.p0i8.i64(i8* %work, i8 0, i64 64, i1 false)
+  %done = getelementptr [64 x i8], [64 x i8]* @pool.done, i64 0, i64 0
+  call void @llvm.memset.p0i8.i64(i8* %done, i8 0, i64 64, i1 false)
+  store i64 0, i64* @pool.generation
+  store i64 0, i64* @pool.active
+  store i64 0, i64* @pool.pending
+  store i64 0, i64* @pool.started
+  store i64 0, i64* @pool.next
+  store %task zeroinitializer, %task* @pool.job
+  %self = call i64 @pthread_self()
+  store i64 %self, i64* @interrupt.main_thread
+  ret void
+}
+"""
+
+# A loop's poll state (``POLL_STATE_WORDS`` i64s, in its arena, kept across runs; any
+# garbage is valid): [0] iterations until the next call, [1] the current stride,
+# [2] the time of the last call and [3] of the last look at Python's signals (ns,
+# CLOCK_MONOTONIC), [4..6] the exception a signal handler raised (type, value,
+# traceback: new references, or null).
+POLL_STATE_WORDS = 7
+POLL_MAX_STRIDE = 1 << 22
+_POLL_IR = r"""
+%timespec = type { i64, i64 }
+declare i32 @clock_gettime(i32, %timespec*)
+declare i64 @pthread_self()
+declare i32 @PyGILState_Ensure()
+declare void @PyGILState_Release(i32)
+declare i32 @PyErr_CheckSignals()
+declare void @PyErr_Fetch(i8**, i8**, i8**)
+declare void @PyErr_NormalizeException(i8**, i8**, i8**)
+
+@interrupt.main_thread = internal global i64 0
+
+define void @xlapy_set_main_thread(i64 %thread) {
+  store i64 %thread, i64* @interrupt.main_thread
+  ret void
+}
+
+; Called when a loop's countdown ([0]) reaches zero. Doubles the stride while calls
+; come less than 0.5 ms apart and halves it when they come more than 2 ms apart, so a
+; tight loop pays a clock read per millisecond and a slow one checks every iteration.
+; Every 50 ms, on the main thread, takes the GIL and runs Python's pending signal
+; handlers: returns 1 with the exception one raised in [4..6], else 0.
+define i32 @xlapy_poll_interrupt(i64* %state) {
+entry:
+  %ts = alloca %timespec
+  call i32 @clock_gettime(i32 1, %timespec* %ts)
+  %sp = getelementptr %timespec, %timespec* %ts, i32 0, i32 0
+  %sec = load i64, i64* %sp
+  %np = getelementptr %timespec, %timespec* %ts, i32 0, i32 1
+  %nsec = load i64, i64* %np
+  %secns = mul i64 %sec, 1000000000
+  %now = add i64 %secns, %nsec
+  %stride.p = getelementptr i64, i64* %state, i64 1
+  %stride.raw = load i64, i64* %stride.p
+  %stride.m1 = sub i64 %stride.raw, 1
+  %stride.bad = icmp uge i64 %stride.m1, {max_stride}
+  %stride = select i1 %stride.bad, i64 1, i64 %stride.raw
+  %last.p = getelementptr i64, i64* %state, i64 2
+  %last = load i64, i64* %last.p
+  %elapsed = sub i64 %now, %last
+  %fast = icmp ult i64 %elapsed, 500000
+  %slow.min = icmp ugt i64 %elapsed, 2000000
+  %slow.max = icmp ult i64 %elapsed, 1000000000     ; older: the loop was not running
+  %slow = and i1 %slow.min, %slow.max
+  %twice = shl i64 %stride, 1
+  %twice.big = icmp ugt i64 %twice, {max_stride}
+  %doubled = select i1 %twice.big, i64 {max_stride}, i64 %twice
+  %half = lshr i64 %stride, 1
+  %half.zero = icmp eq i64 %half, 0
+  %halved = select i1 %half.zero, i64 1, i64 %half
+  %adjusted = select i1 %slow, i64 %halved, i64 %stride
+  %next = select i1 %fast, i64 %doubled, i64 %adjusted
+  store i64 %next, i64* %stride.p
+  store i64 %next, i64* %state
+  store i64 %now, i64* %last.p
+  %looked.p = getelementptr i64, i64* %state, i64 3
+  %looked = load i64, i64* %looked.p
+  %since = sub i64 %now, %looked
+  %due = icmp uge i64 %since, 50000000
+  br i1 %due, label %thread, label %quiet
+quiet:
+  ret i32 0
+thread:
+  store i64 %now, i64* %looked.p
+  %self = call i64 @pthread_self()
+  %main = load i64, i64* @interrupt.main_thread
+  %is_main = icmp eq i64 %self, %main
+  br i1 %is_main, label %python, label %quiet
+python:
+  %gil = call i32 @PyGILState_Ensure()
+  %rc = call i32 @PyErr_CheckSignals()
+  %raised = icmp ne i32 %rc, 0
+  br i1 %raised, label %fetch, label %release
+fetch:
+  %words = bitcast i64* %state to i8**
+  %type = getelementptr i8*, i8** %words, i64 4
+  %value = getelementptr i8*, i8** %words, i64 5
+  %traceback = getelementptr i8*, i8** %words, i64 6
+  call void @PyErr_Fetch(i8** %type, i8** %value, i8** %traceback)
+  call void @PyErr_NormalizeException(i8** %type, i8** %value, i8** %traceback)
+  br label %release
+release:
+  call void @PyGILState_Release(i32 %gil)
+  %status = zext i1 %raised to i32
+  ret i32 %status
+}
+""".replace("{max_stride}", str(POLL_MAX_STRIDE))
+
+# The Python C API functions the poll calls, resolved in this process.
+_PYTHON_API = (
+    "PyGILState_Ensure",
+    "PyGILState_Release",
+    "PyErr_CheckSignals",
+    "PyErr_Fetch",
+    "PyErr_NormalizeException",
+)
+
 _lock = threading.Lock()
 _code: list[object] = []
 
@@ -326,13 +469,24 @@ def ensure_runtime() -> None:
         import llvmlite.binding as llvm
 
         jit.target_machine()
-        module = llvm.parse_assembly(_RUNTIME_IR)
+        for name in _PYTHON_API:
+            address = ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
+            jit.register_symbol(name, address or 0)
+        module = llvm.parse_assembly(_RUNTIME_IR + _FORK_IR + _POLL_IR)
         module.triple = jit.host_triple()
         module.verify()
         engine = llvm.create_mcjit_compiler(module, jit._new_target_machine())
         engine.finalize_object()
-        jit.register_symbol("xlapy_parallel_for", engine.get_function_address("xlapy_parallel_for"))
+        for name in ("xlapy_parallel_for", "xlapy_poll_interrupt"):
+            jit.register_symbol(name, engine.get_function_address(name))
         _code.append(engine)
+        set_main_thread = ctypes.CFUNCTYPE(None, ctypes.c_uint64)(
+            engine.get_function_address("xlapy_set_main_thread")
+        )
+        set_main_thread(threading.main_thread().ident or 0)
+        after_fork = ctypes.CFUNCTYPE(None)(engine.get_function_address("xlapy_pool_after_fork"))
+        _code.append(after_fork)
+        os.register_at_fork(after_in_child=after_fork)
 
 
 def worker_count() -> int:

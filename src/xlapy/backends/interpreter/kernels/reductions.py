@@ -13,8 +13,10 @@ than once per element:
   too large to stack every window's elements (long cumulative sums) fold
   the window elements in one at a time instead, after the init value.
 * sort is a bottom-up merge sort whose merges are batched binary searches
-  (each element finds its place in the other run), so it is stable and
-  needs only that the comparator be a strict weak order. A comparator that
+  (each element finds its place in the other run), checked against the
+  sequential merge in one more call; merges where a comparator that is not a
+  strict weak order (NaN under ``LT``) makes them disagree run step by step,
+  so the result is always the CPU backend's permutation. A comparator that
   is a single ``compare`` of one operand's pair sorts with numpy directly.
 * select-and-scatter visits window elements in order, carrying a selected
   value per window, and scatters with the scatter kernel's collision rules.
@@ -294,46 +296,168 @@ def _simple_comparator(
     return key, descending
 
 
+class _Runs:
+    """Where each position of a row sits in one merge pass of width ``width``.
+
+    Pass positions ``[block, block + width)`` (the left run) merge with
+    ``[block + width, block + 2 * width)`` (the right run), both cut at ``n``.
+    An element lands at ``own_offset`` plus the number of elements of the other
+    run that go before it.
+    """
+
+    def __init__(self, n: int, width: int) -> None:
+        self.n, self.width = n, width
+        self.pos = np.arange(n, dtype=np.int64)
+        block = self.pos // (2 * width) * (2 * width)
+        self.in_left = self.pos - block < width
+        self.index = self.pos - np.where(self.in_left, block, block + width)  # within its run
+        self.other_start = np.where(self.in_left, block + width, block)
+        self.other_len = np.clip(np.where(self.in_left, n - block - width, n - block), 0, width)
+        self.own_offset = block + self.index
+
+    def pairs(self, other_index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(right, left) positions: each element against the other run's element
+        ``other_index`` (clamped into the row)."""
+        other = np.minimum(self.other_start + other_index, self.n - 1)
+        return np.where(self.in_left, other, self.pos), np.where(self.in_left, self.pos, other)
+
+
+def _right_first(
+    ctx: EvalContext,
+    comparator: HloComputation,
+    values: list[np.ndarray],
+    right: np.ndarray,
+    left: np.ndarray,
+) -> np.ndarray:
+    """Whether the comparator puts the element at ``right`` strictly before the one at
+    ``left`` (positions along the last axis of ``values``), in one batched call."""
+    args = []
+    for v in values:
+        args += [np.take_along_axis(v, right, axis=-1), np.take_along_axis(v, left, axis=-1)]
+    return call_scalar(ctx, comparator, args)[0].astype(bool)
+
+
+def _searched_counts(
+    ctx: EvalContext, comparator: HloComputation, values: list[np.ndarray], runs: _Runs
+) -> np.ndarray:
+    """For every element, how many of the other run's go before it, by binary search.
+
+    Left elements count the right ones that compare strictly less; right elements
+    count the left ones that do not compare greater, so ties keep left before right.
+    """
+    m = values[0].shape[0]
+    lo = np.zeros((m, runs.n), dtype=np.int64)
+    hi = np.broadcast_to(runs.other_len, (m, runs.n)).copy()
+    while True:
+        active = lo < hi
+        if not active.any():
+            return lo
+        mid = (lo + hi) // 2
+        right_first = _right_first(ctx, comparator, values, *runs.pairs(mid))
+        before = np.where(runs.in_left, right_first, ~right_first)  # the other goes first
+        lo = np.where(active & before, mid + 1, lo)
+        hi = np.where(active & ~before, mid, hi)
+
+
+def _rows_merged_sequentially(
+    ctx: EvalContext,
+    comparator: HloComputation,
+    values: list[np.ndarray],
+    runs: _Runs,
+    counts: np.ndarray,
+) -> np.ndarray:
+    """Per row: whether ``counts`` describe exactly the sequential merge.
+
+    They must make a merge path (new positions a permutation, rising along each
+    run), and at every element's step where both runs still have elements, the
+    comparator must choose that element's run: right first for a right element,
+    not for a left one. The sequential merge follows the same rule from the same
+    start, so by induction it takes this path.
+    """
+    n = runs.n
+    new_pos = runs.own_offset + counts
+    permutation = (np.sort(new_pos, axis=-1) == runs.pos).all(axis=-1)
+    same_run = runs.index[1:] == runs.index[:-1] + 1
+    rising = (np.diff(counts, axis=-1)[:, same_run] >= 0).all(axis=-1)
+    both_left = counts < runs.other_len
+    right_first = _right_first(ctx, comparator, values, *runs.pairs(np.minimum(counts, n - 1)))
+    chosen = ~both_left | (right_first != runs.in_left)
+    return permutation & rising & chosen.all(axis=-1)
+
+
+def _stepped_merge(
+    ctx: EvalContext,
+    comparator: HloComputation,
+    values: list[np.ndarray],
+    perm: np.ndarray,
+    runs: _Runs,
+) -> np.ndarray:
+    """The sequential merge of one pass, one step of every merge per batched call.
+
+    For comparators that are not strict weak orders, where the binary searches
+    can disagree with it (up to ``2 * width`` calls, while both runs have heads).
+    """
+    m, n = perm.shape
+    starts = np.arange(0, n, 2 * runs.width, dtype=np.int64)
+    mid = np.minimum(starts + runs.width, n)
+    hi = np.minimum(starts + 2 * runs.width, n)
+    i = np.broadcast_to(starts, (m, starts.size)).copy()  # left run heads
+    j = np.broadcast_to(mid, (m, starts.size)).copy()  # right run heads
+    k = i.copy()  # next output position
+    out = np.empty_like(perm)
+    while True:
+        row, merge = np.nonzero((i < mid) & (j < hi))
+        if row.size == 0:
+            break
+        left, right = i[row, merge], j[row, merge]
+        args = []
+        for v in values:
+            args += [v[row, right], v[row, left]]
+        take_right = call_scalar(ctx, comparator, args)[0].astype(bool)
+        out[row, k[row, merge]] = perm[row, np.where(take_right, right, left)]
+        i[row, merge] += ~take_right
+        j[row, merge] += take_right
+        k[row, merge] += 1
+    # One run of each merge is used up: the other's rest follows in order.
+    merge_of = runs.pos // (2 * runs.width)
+    head = np.where(runs.in_left, i[:, merge_of], j[:, merge_of])
+    row, position = np.nonzero(runs.pos >= head)
+    out[row, (k[:, merge_of] + runs.pos - head)[row, position]] = perm[row, position]
+    return out
+
+
 def _merge_sort(ctx: EvalContext, comparator: HloComputation, rows: list[np.ndarray]) -> np.ndarray:
     """A stable permutation of each row (axis -1), calling the comparator in batches.
 
-    Runs of width w merge pairwise: an element's place in the merged run is its
-    index in its own run plus how many elements of the other run go before it,
-    found by a binary search evaluated for every element at once. Left elements
-    count the right ones that compare strictly less; right elements count the
-    left ones that do not compare greater, so ties keep left before right.
+    The result is defined as the CPU backend's (``emit_sort``): merge passes of
+    width 1, 2, 4, ..., where a merge takes the right run's head first only if
+    the comparator says it is strictly less than the left run's head. For a
+    strict weak order that is the stable sort; for any other comparator (NaN
+    keys under a FLOAT ``LT``) it is still a permutation of the row, the same
+    for every operand and on both backends.
+
+    A pass merges every run pair at once by binary searches
+    (:func:`_searched_counts`), which agree with the sequential merge wherever
+    the comparator is consistent; one more batched call checks that
+    (:func:`_rows_merged_sequentially`), and the rows where it fails merge step
+    by step (:func:`_stepped_merge`).
     """
     m, n = rows[0].shape
     perm = np.broadcast_to(np.arange(n, dtype=np.int64), (m, n)).copy()
-    pos = np.arange(n, dtype=np.int64)
     width = 1
     while width < n:
         values = [np.take_along_axis(r, perm, axis=-1) for r in rows]
-        block = pos // (2 * width) * (2 * width)
-        in_left = pos - block < width
-        own_start = np.where(in_left, block, block + width)
-        other_start = np.where(in_left, block + width, block)
-        other_len = np.clip(np.where(in_left, n - block - width, n - block), 0, width)
-        lo = np.zeros((m, n), dtype=np.int64)
-        hi = np.broadcast_to(other_len, (m, n)).copy()
-        while True:
-            active = lo < hi
-            if not active.any():
-                break
-            mid = (lo + hi) // 2
-            other = np.minimum(other_start + mid, n - 1)
-            lhs = np.where(in_left, other, pos)
-            rhs = np.where(in_left, pos, other)
-            args = []
-            for v in values:
-                args += [np.take_along_axis(v, lhs, axis=-1), np.take_along_axis(v, rhs, axis=-1)]
-            less = call_scalar(ctx, comparator, args)[0].astype(bool)
-            before = np.where(in_left, less, ~less)  # the other element goes first
-            lo = np.where(active & before, mid + 1, lo)
-            hi = np.where(active & ~before, mid, hi)
-        new_pos = np.broadcast_to(block + (pos - own_start), (m, n)) + lo
+        runs = _Runs(n, width)
+        counts = _searched_counts(ctx, comparator, values, runs)
+        good = _rows_merged_sequentially(ctx, comparator, values, runs, counts)
         merged = np.empty_like(perm)
-        np.put_along_axis(merged, new_pos, perm, axis=-1)
+        if good.any():
+            placed = np.empty_like(perm[good])
+            np.put_along_axis(placed, (runs.own_offset + counts)[good], perm[good], axis=-1)
+            merged[good] = placed
+        if not good.all():
+            bad = ~good
+            merged[bad] = _stepped_merge(ctx, comparator, [v[bad] for v in values], perm[bad], runs)
         perm = merged
         width *= 2
     return perm
