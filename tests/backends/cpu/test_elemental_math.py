@@ -18,6 +18,8 @@ from hypothesis import strategies as st
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from elemental_harness import (  # noqa: E402
     FLOATS,
+    SIZES,
+    WIDE_FLOATS,
     P,
     all_codes,
     compile_kernels,
@@ -32,6 +34,7 @@ from elemental_harness import (  # noqa: E402
     random_floats,
     ulp_distance,
 )
+from target_matrix import TARGETS, use_target  # noqa: E402
 
 from xlapy.backends.cpu import elemental_float  # noqa: E402
 from xlapy.backends.cpu.elemental import emit_elemental  # noqa: E402
@@ -240,3 +243,45 @@ def test_random_f32_values(op, values):
     x = np.array(values, np.float32)
     ulps, where, got, want = worst(op, [x], P.F32)
     assert ulps <= bound(op, P.F32), (op, ulps, where, got, want)
+
+
+def _target_cases(et):
+    """Every unary function on the edge values (every code of the 16-bit types) and random
+    values; power and atan2 on pairs of edge values (of 300 random codes for 16 bits)."""
+    edges = float_edges(et)
+    x = edges if et.bit_width <= 16 else np.concatenate([edges, random_floats(et, 4000, 5)])
+    if et.bit_width <= 16:
+        edges = edges[np.random.default_rng(19).integers(0, edges.size, 300)]
+    a, b = pairs(edges)
+    return [(op, [x]) for op in LIBM] + [(op, [a, b]) for op in BINARY]
+
+
+def _same_bits(got, want):
+    """Bit for bit, any NaN equal to any NaN (a NaN's payload is the implementation's)."""
+    with np.errstate(invalid="ignore"):
+        nan = np.isnan(got.astype(np.float64)) & np.isnan(want.astype(np.float64))
+    differ = (got.view(f"u{got.itemsize}") != want.view(f"u{want.itemsize}")) & ~nan
+    return np.flatnonzero(differ)
+
+
+@pytest.mark.parametrize("spec", TARGETS)
+@pytest.mark.parametrize("et", WIDE_FLOATS, ids=ids)
+def test_math_on_each_target(et, spec, monkeypatch):
+    """Compiled for another CPU (no AVX, AVX2+FMA, 512-bit AVX-512), every function stays
+    within its bounds with exact special values, and gives the host build's bits: vector
+    width and instruction set change no result."""
+    cases = _target_cases(et)
+    specs = [(op, (et,) * len(args), et, "") for op, args in cases]
+    prepare(specs)
+    host = [native(*spec[:3])(*args) for spec, (_, args) in zip(specs, cases, strict=True)]
+    use_target(monkeypatch, spec)
+    prepare(specs)
+    for (op, args), before in zip(cases, host, strict=True):
+        ulps, where, got, want = worst(op, args, et)
+        assert ulps <= bound(op, et), (spec, op, et.hlo_name, ulps, where, got, want)
+        run = native(op, (et,) * len(args), et)
+        now = run(*args)
+        bad = _same_bits(now, before)
+        assert not bad.size, (spec, op, [a[bad[:4]] for a in args], now[bad[:4]], before[bad[:4]])
+        for size in SIZES:  # the scalar remainder as well as the vector body
+            assert not _same_bits(run(*(a[:size] for a in args)), now[:size]).size, (op, size)

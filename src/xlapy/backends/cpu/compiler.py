@@ -1,7 +1,9 @@
 """Compile an HLO module for this CPU: passes, buffer assignment, LLVM, machine code.
 
-Compiled programs are cached by the module's text and the options that shape
-the code, so compiling the same computation twice costs one lookup.
+Compiled programs are cached by the module's text, the options that shape the
+code and the target CPU, so compiling the same computation twice costs one lookup.
+A cached program's code is shared by every executable made from it and freed when
+the cache and all of those executables have let go of it (``jit``'s ownership rule).
 """
 
 from __future__ import annotations
@@ -61,15 +63,24 @@ def _custom_call_targets(module: HloModule) -> str:
     return ",".join(parts)
 
 
-def _cache_key(module: HloModule, options: CpuOptions) -> str:
+def _cache_key(module: HloModule, options: CpuOptions, target: jit.Target) -> str:
     text = module.to_text() + "\n" + _custom_call_targets(module)
     shape = str(module.entry.program_shape)
     disabled = ",".join(sorted(options.disabled_passes))
     knobs = f"{options.opt_level}|{options.num_replicas}|{options.num_partitions}|{disabled}"
-    return hashlib.sha256(f"{knobs}\n{shape}\n{text}".encode()).hexdigest()
+    return hashlib.sha256(f"{knobs}|{target.key}\n{shape}\n{text}".encode()).hexdigest()
 
 
-def compile_program(module: HloModule, options: CpuOptions) -> CompiledProgram:
+def target_of(options: CpuOptions) -> jit.Target:
+    """The CPU the options compile for, resolved once per compile: the cache key and the
+    code must agree even if ``XLAPY_CPU_TARGET`` changes meanwhile."""
+    return jit.resolve_target(options.target_cpu, options.target_features)
+
+
+def compile_program(
+    module: HloModule, options: CpuOptions, target: jit.Target | None = None
+) -> CompiledProgram:
+    target = target or target_of(options)
     timings: dict[str, float] = {}
     start = time.perf_counter()
     declared = module.entry.program_shape
@@ -100,7 +111,7 @@ def compile_program(module: HloModule, options: CpuOptions) -> CompiledProgram:
         with open(os.path.join(options.dump_dir, f"{module.name}.ll"), "w") as f:
             f.write(str(emitter.ir))
     code = jit.compile_module(
-        emitter.ir, opt_level=options.opt_level, keep_ir=bool(options.dump_dir)
+        emitter.ir, opt_level=options.opt_level, keep_ir=bool(options.dump_dir), target=target
     )
     timings.update(code.timings)
     if options.dump_dir:
@@ -162,15 +173,16 @@ class CpuBackend:
                         lookup_custom_call(name, "interpreter")
                     except NotFoundError:
                         raise missing from None
+        target = target_of(options)
         if not options.cache or options.dump_dir or options.passes or options.guard_buffers:
-            return CpuExecutable(compile_program(module, options), options)
-        key = _cache_key(module, options)
+            return CpuExecutable(compile_program(module, options, target), options)
+        key = _cache_key(module, options, target)
         with _cache_lock:
             program = _cache.get(key)
             if program is not None:
                 _cache.move_to_end(key)
         if program is None:
-            program = compile_program(module, options)
+            program = compile_program(module, options, target)
             with _cache_lock:
                 _cache[key] = program
                 while len(_cache) > _CACHE_SIZE:

@@ -57,6 +57,11 @@ class CpuOptions:
     # Pass names left out of the default pipeline (XLA's --xla_disable_hlo_passes), e.g.
     # {"constant-folding"} so that a program of constants still runs native kernels.
     disabled_passes: frozenset[str] = frozenset()
+    # The CPU the code is made for: an LLVM CPU name ("x86-64-v2", "x86-64-v3",
+    # "skylake-avx512", "znver4", "host") and feature string ("+avx2,-avx512f"); None:
+    # XLAPY_CPU_TARGET's, else the host's (jit.resolve_target).
+    target_cpu: str | None = None
+    target_features: str | None = None
     # Memory-safety debug mode (guarded_memory): "after" or "before" puts a guard page
     # past the end or before the start of every buffer; the default comes from the
     # environment variable XLAPY_GUARD_BUFFERS.

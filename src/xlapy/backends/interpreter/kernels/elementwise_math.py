@@ -95,7 +95,28 @@ def _math_kernel(opcode: Op, math: _Math) -> None:
 
 
 def _power(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    return np.power(x, y)  # C's pow: 0^0 = 1, 1^NaN = 1, NaN^0 = 1
+    """C's pow: 0^0 = 1, 1^NaN = 1, NaN^0 = 1 for quiet NaNs; a signaling NaN operand
+    gives NaN (IEEE 754-2019 9.2.1, glibc and XLA:CPU). numpy's own answer there depends
+    on the host: its AVX-512 build (SVML) gives 1, its other builds NaN."""
+    result = np.power(x, y)
+    signaling = _signaling_nan(x) | _signaling_nan(y)
+    if np.any(signaling):
+        result = np.where(signaling, np.asarray(np.nan, result.dtype), result)
+    return result
+
+
+_QUIET_BIT = {np.dtype(np.float16): 9, np.dtype(np.float32): 22, np.dtype(np.float64): 51}
+_BITS = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32,
+         np.dtype(np.float64): np.uint64}  # fmt: skip
+
+
+def _signaling_nan(x: np.ndarray) -> np.ndarray:
+    """NaNs whose quiet bit (the mantissa's top bit) is clear."""
+    x = np.asarray(x)
+    if x.dtype not in _QUIET_BIT:
+        return np.zeros(x.shape, bool)
+    quiet = x.view(_BITS[x.dtype]) & _BITS[x.dtype](1 << _QUIET_BIT[x.dtype])
+    return np.isnan(x) & (quiet == 0)
 
 
 def _rsqrt(x: np.ndarray) -> np.ndarray:
