@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from .builder import XlaComputation
 from .errors import (
     FailedPreconditionError,
@@ -88,6 +90,43 @@ def _to_literal(value: Any, what: str) -> Literal:
         ) from None
 
 
+def _argument_list(arguments: Any, what: str) -> list[Any]:
+    """``arguments`` as a list, or ``InvalidArgumentError`` if it is not a list or tuple
+    (an array or a Literal passed where the list of arguments belongs, say)."""
+    if not isinstance(arguments, (list, tuple)):
+        raise InvalidArgumentError(
+            f"{what} takes a list or tuple of arguments, got {type(arguments).__name__}"
+        )
+    return list(arguments)
+
+
+def _donatable(value: Any, shape: Shape) -> bool:
+    """Whether ``value`` is an array a donated parameter of ``shape`` writes into."""
+    return (
+        type(value) is np.ndarray
+        and shape.is_array
+        and value.flags.writeable
+        and value.flags.c_contiguous
+        and value.dtype == shape.element_type.dtype
+        and value.shape == shape.dimensions
+    )
+
+
+def _leaf_at(result: Any, index: tuple[int, ...]) -> Any:
+    for k in index:
+        if not isinstance(result, tuple) or k >= len(result):
+            return None
+        result = result[k]
+    return result
+
+
+def _with_leaf(result: Any, index: tuple[int, ...], leaf: Any) -> Any:
+    if not index:
+        return leaf
+    k, rest = index[0], index[1:]
+    return result[:k] + (_with_leaf(result[k], rest, leaf),) + result[k + 1 :]
+
+
 class Executable:
     """A compiled computation: run it on handles, or call it with numpy arrays."""
 
@@ -153,13 +192,30 @@ class Executable:
         return checked
 
     def execute_literals(self, arguments: Sequence[Literal]) -> Literal:
-        return self._executable.execute(self._check_arguments(arguments))
+        """Run on ``arguments``, a list or tuple with one value per parameter; the result
+        is a Literal.
+
+        Arguments are meant to be Literals; numpy arrays and Python scalars are accepted
+        too and converted as ``__call__`` converts them (a copy: nothing is donated).
+        """
+        arguments = _argument_list(arguments, "execute_literals")
+        literals = [_to_literal(a, f"argument {i}") for i, a in enumerate(arguments)]
+        return self._executable.execute(self._check_arguments(literals))
 
     def execute_replicated(self, arguments: Sequence[Sequence[Any]]) -> list[Any]:
-        """Run every device with its own arguments; one numpy result per device."""
+        """Run every device with its own arguments; one numpy result per device.
+
+        ``arguments`` is a list (or tuple) with one entry per device, each a list of
+        that device's arguments (Literals, numpy arrays or scalars).
+        """
         per_device = [
-            self._check_arguments([_to_literal(a, f"argument {i}") for i, a in enumerate(args)])
-            for args in arguments
+            self._check_arguments(
+                [
+                    _to_literal(a, f"argument {i} of device {d}")
+                    for i, a in enumerate(_argument_list(args, f"execute_replicated device {d}"))
+                ]
+            )
+            for d, args in enumerate(_argument_list(arguments, "execute_replicated"))
         ]
         if len(per_device) != self.num_devices:
             raise InvalidArgumentError(
@@ -169,7 +225,8 @@ class Executable:
         return [r.to_numpy() for r in self._executable.execute_replicated(per_device)]
 
     def execute(self, arguments: Sequence[GlobalData]) -> GlobalData:
-        literals = [self.client._literal_of(a) for a in arguments]
+        """Run on handles (a list or tuple of ``GlobalData``); the result is a handle."""
+        literals = [self.client._literal_of(a) for a in _argument_list(arguments, "execute")]
         return self.client._hold(self.execute_literals(literals))
 
     def __call__(self, *arguments: Any) -> Any:
@@ -177,11 +234,21 @@ class Executable:
 
         A replicated executable runs every device on the same arguments and
         returns the list of per-device results.
+
+        Donation (the module's ``input_output_alias``), the same on every backend:
+        when the argument for a donated parameter is a writable, C-contiguous numpy
+        array of exactly the parameter's dtype and shape, the aliased result is
+        written into that array and that very object is returned in the result's
+        place (the caller's array is updated in place). Any other form of the
+        argument (a Literal, a list, a scalar, a GlobalData, a read-only or
+        non-contiguous array, another dtype) is never modified: the result is a
+        fresh array. Only whole array parameters are donated this way, and only by
+        single-device executables.
         """
         if self._fast_call is not None:
             result = self._fast_call(arguments)
             if result is not None:
-                return result
+                return self._donate(arguments, result)
         literals = [
             self.client._literal_of(a)
             if isinstance(a, GlobalData)
@@ -190,7 +257,35 @@ class Executable:
         ]
         if self.num_devices > 1:
             return self.execute_replicated([literals] * self.num_devices)
-        return self.execute_literals(literals).to_numpy()
+        return self._donate(arguments, self.execute_literals(literals).to_numpy())
+
+    def _donate(self, arguments: Sequence[Any], result: Any) -> Any:
+        """``result`` with every aliased output written into its donated argument (see
+        ``__call__``). A backend that already computed into the donor (the CPU's fast
+        path) is left alone; one that did not (the interpreter, or a CPU run that could
+        not reuse the buffer) gets the copy here, so both behave the same."""
+        alias = self.hlo_module.config.input_output_alias
+        if alias is None or self.num_devices != 1:
+            return result
+        parameters = self.program_shape.parameters
+        for entry in alias.entries:
+            number = entry.parameter_number
+            if entry.parameter_index or number >= len(arguments):
+                continue
+            donor = arguments[number]
+            if not _donatable(donor, parameters[number]):
+                continue
+            index = tuple(entry.output_index)
+            if index == (0,) and not isinstance(result, tuple):
+                index = ()  # JAX writes {0} for the one output of a non-tuple root
+            leaf = _leaf_at(result, index)
+            if leaf is donor or not isinstance(leaf, np.ndarray):
+                continue
+            if leaf.shape != donor.shape or leaf.dtype != donor.dtype:
+                continue
+            np.copyto(donor, leaf)
+            result = _with_leaf(result, index, donor)
+        return result
 
     @property
     def infeed(self) -> Any:

@@ -29,7 +29,8 @@ import numpy as np
 
 from .errors import InvalidArgumentError, UnimplementedError
 from .layout import Layout, PaddingValue, linear_index, physical_element_count, physical_positions
-from .shape import Shape
+from .memory import check_allocation
+from .shape import MAX_TUPLE_DEPTH, Shape, element_type_of
 from .types import PrimitiveType
 
 P = PrimitiveType
@@ -157,10 +158,25 @@ def _as_layout(layout: Layout | Sequence[int] | Shape | None, rank: int) -> Layo
         return layout
     try:
         return Layout(tuple(int(d) for d in layout))
-    except TypeError:
+    except (TypeError, ValueError, OverflowError):
         raise InvalidArgumentError(
             f"{layout!r} is not a layout; pass a Layout or a minor_to_major sequence"
         ) from None
+
+
+def _numpy_max_rank() -> int:
+    """The most dimensions a numpy array may have (64 in numpy 2, 32 before)."""
+    for rank in (64, 32):
+        try:
+            np.empty((1,) * rank, np.int8)
+        except ValueError:
+            continue
+        return rank
+    return 32  # pragma: no cover  (every numpy since 1.0 allows 32)
+
+
+# Literals hand their values out as numpy arrays, so they have at most numpy's rank.
+MAX_RANK = _numpy_max_rank()
 
 
 # -- Python values ---------------------------------------------------------------
@@ -182,6 +198,11 @@ def _index_text(path: tuple[int, ...]) -> str:
 
 def _nested_shape(value: object, path: tuple[int, ...], leaves: list[object]) -> tuple[int, ...]:
     """Dimensions of a nested list; the error names the first place lengths differ."""
+    if isinstance(value, list) and len(path) >= MAX_RANK:
+        raise InvalidArgumentError(
+            f"the nested list has more than {MAX_RANK} levels; arrays have at most "
+            f"{MAX_RANK} dimensions"
+        )
     if isinstance(value, list):
         if not value:
             return (0,)
@@ -305,6 +326,21 @@ def _near_mask(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> np.nda
 # -- Literal ----------------------------------------------------------------------
 
 
+def _from_value(value: object, element_type: PrimitiveType | None, depth: int) -> Literal:
+    """``Literal.from_value`` with the tuple nesting around ``value`` counted, so that a
+    deeply nested Python tuple is an error rather than a RecursionError."""
+    if isinstance(value, Literal):
+        return value if element_type is None else value.convert(element_type)
+    if isinstance(value, tuple):
+        if depth >= MAX_TUPLE_DEPTH:
+            raise UnimplementedError(
+                f"tuples nested more than {MAX_TUPLE_DEPTH} deep; xlapy supports at most "
+                f"{MAX_TUPLE_DEPTH} levels of nesting (flatten the tuple)"
+            )
+        return Literal.make_tuple(_from_value(v, element_type, depth + 1) for v in value)
+    return Literal._from_python(value, element_type)
+
+
 class Literal:
     """A host value of an array, tuple or token shape; see the module docstring."""
 
@@ -338,6 +374,11 @@ class Literal:
                 f"a literal of {shape} needs a size for its unbounded dimension; "
                 "unbounded dynamic literals are not supported"
             )
+        if len(shape.dimensions) > MAX_RANK:
+            raise InvalidArgumentError(
+                f"a literal of {shape} has rank {len(shape.dimensions)}; literals hold at most "
+                f"{MAX_RANK} dimensions (numpy's limit)"
+            )
         et = shape.element_type
         count = physical_element_count(shape.dimensions, shape.layout)
         if data is None:
@@ -363,6 +404,7 @@ class Literal:
         dims, layout = shape.dimensions, shape.layout
         count = physical_element_count(dims, layout)
         dtype = shape.element_type.dtype
+        check_allocation(count * dtype.itemsize, f"a literal of {shape}")
         if layout.is_plain:
             return np.zeros(count, dtype)
         buffer = np.full(count, _padding_element(shape.element_type, layout), dtype)
@@ -388,13 +430,18 @@ class Literal:
         With the default layout and a C-contiguous input, the buffer is a view of
         ``array`` (as ``np.asarray`` would be): do not mutate the source afterwards.
         """
-        arr = np.asarray(array)
+        try:
+            arr = np.asarray(array)
+        except (ValueError, TypeError, OverflowError) as e:  # ragged lists, odd objects
+            raise InvalidArgumentError(
+                f"Literal.from_numpy: cannot make an array of {type(array).__name__}: {e}"
+            ) from None
         if not arr.dtype.isnative:
             arr = arr.astype(arr.dtype.newbyteorder("="))
         if element_type is None:
             element_type = PrimitiveType.from_dtype(arr.dtype)
         else:
-            element_type = PrimitiveType(element_type)
+            element_type = element_type_of(element_type)
             if not element_type.is_array_type:
                 raise InvalidArgumentError(f"{element_type} is not an array element type")
             arr = _to_dtype(arr, element_type)
@@ -417,17 +464,18 @@ class Literal:
         int -> s32 or s64 when it does not fit, float -> f32, complex -> c64).
         A Python tuple makes a tuple literal, element by element.
         """
-        if isinstance(value, Literal):
-            return value if element_type is None else value.convert(element_type)
-        if isinstance(value, tuple):
-            return Literal.make_tuple(Literal.from_value(v, element_type) for v in value)
+        return _from_value(value, element_type, 0)
+
+    @staticmethod
+    def _from_python(value: object, element_type: PrimitiveType | None) -> Literal:
+        """``from_value`` of anything but a Literal or a tuple."""
         if isinstance(value, (np.ndarray, np.generic)):
             return Literal.from_numpy(value, element_type=element_type)
         leaves: list[object] = []
         _nested_shape(value, (), leaves)
         if element_type is None:
             element_type = _python_element_type(leaves)
-        element_type = PrimitiveType(element_type)
+        element_type = element_type_of(element_type)
         if not element_type.is_array_type:
             raise InvalidArgumentError(f"{element_type} is not an array element type")
         staging = None
@@ -583,7 +631,7 @@ class Literal:
         (XLA's choice for the C++ undefined cases). This is a host utility, not
         the semantics of the HLO ``convert`` op on a backend.
         """
-        element_type = PrimitiveType(element_type)
+        element_type = element_type_of(element_type)
         if self.is_tuple:
             return Literal.make_tuple(e.convert(element_type) for e in self._elements)
         self._array_shape("element type to convert")

@@ -38,8 +38,8 @@ import numpy as np
 
 from .errors import InvalidArgumentError, ParseError, UnimplementedError
 from .layout import Layout
-from .literal import Literal
-from .shape import Shape, parse_shape_at
+from .literal import MAX_RANK, Literal
+from .shape import MAX_TUPLE_DEPTH, Shape, parse_shape_at
 from .types import ARRAY_TYPES, PrimitiveType
 
 P = PrimitiveType
@@ -294,6 +294,14 @@ class _Reader:
         return m
 
 
+def _int_token(digits: str) -> int:
+    """``int(digits)``; a number too long for ``int()`` (4300 digits) is out of every
+    type's range anyway, so it reads as one that is just out of range."""
+    if len(digits) > 48:
+        return 2**200 if not digits.startswith("-") else -(2**200)
+    return int(digits)
+
+
 class _IntCollector:
     def __init__(self, element_type: PrimitiveType, reader: _Reader) -> None:
         self.element_type, self.reader = element_type, reader
@@ -308,7 +316,7 @@ class _IntCollector:
             raise self.reader.error(
                 f"expected an integer for {self.element_type}, found {m.group()!r}", start
             )
-        value = int(m.group())
+        value = _int_token(m.group())
         if not self.lo <= value <= self.hi:
             raise self.reader.error(
                 f"value {value} is out of range for {self.element_type}, namely "
@@ -333,7 +341,7 @@ class _PredCollector:
         if m["bool"] is not None:
             self.values.append(m["bool"] == "true")
         elif m["num"] is not None and m["frac"] is None and m["exp"] is None:
-            self.values.append(int(m.group()) != 0)
+            self.values.append(_int_token(m.group()) != 0)
         else:
             raise self.reader.error(
                 f"expected true, false or an integer for pred, found {m.group()!r}", start
@@ -496,6 +504,11 @@ def _parse_array(reader: _Reader, shape: Shape) -> Literal:
     elif _skip_elided(reader):
         elided = True
     else:
+        if rank > MAX_RANK:
+            raise reader.error(
+                f"a literal of {shape} has rank {rank}; literals hold at most {MAX_RANK} "
+                "dimensions (numpy's limit)"
+            )
         reader.expect("{", f"to start the rank-{rank} array literal of {shape}")
         _parse_nested(reader, shape, collector, 0, [])
     if elided:
@@ -608,16 +621,22 @@ def parse_literal_at(text: str, pos: int, shape: Shape) -> tuple[Literal, int]:
     return lit, reader.pos
 
 
-def _parse_full(reader: _Reader) -> Literal:
-    """A literal with its shape(s), as ``Literal::ToString`` writes it."""
+def _parse_full(reader: _Reader, depth: int = 0) -> Literal:
+    """A literal with its shape(s), as ``Literal::ToString`` writes it; ``depth`` counts
+    the tuples around it (at most ``MAX_TUPLE_DEPTH``)."""
     char = reader.skip()
     if char == "(":
+        if depth >= MAX_TUPLE_DEPTH:
+            raise reader.error(
+                f"tuple literals nest more than {MAX_TUPLE_DEPTH} deep, the most xlapy "
+                "supports (flatten the tuple)"
+            )
         reader.pos += 1
         elements = []
         while reader.skip() != ")":
             if elements:
                 reader.expect(",", "between tuple elements")
-            elements.append(_parse_full(reader))
+            elements.append(_parse_full(reader, depth + 1))
         reader.pos += 1
         return Literal.make_tuple(elements)
     if re.match(r"token(?![A-Za-z0-9_\[])", reader.text[reader.pos :]):

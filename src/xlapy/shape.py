@@ -9,12 +9,11 @@ writes, so shapes round-trip through HLO text.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Iterable, Sequence
 
-import numpy as np
-
-from .errors import InvalidArgumentError, ParseError
+from .errors import InvalidArgumentError, ParseError, UnimplementedError
 from .layout import (
     Layout,
     PaddingValue,
@@ -25,6 +24,12 @@ from .layout import (
 from .types import PrimitiveType
 
 UNBOUNDED_SIZE = -(2**63)  # XLA's kUnboundedSize: a dynamic dimension with no bound ("?")
+INT64_MAX = 2**63 - 1  # dimension sizes and element counts are int64 in XLA
+# How deep tuple shapes may nest. XLA sets no limit, but every walk over a shape, a
+# literal or a value (printing, comparing, converting) follows the nesting, and real
+# programs nest a handful of levels; a bound here keeps all of those walks far from
+# Python's recursion limit, so a deep tuple is a clear error instead of a RecursionError.
+MAX_TUPLE_DEPTH = 64
 
 _DEFAULT = object()  # sentinel: "give this array the default layout"
 
@@ -32,7 +37,15 @@ _DEFAULT = object()  # sentinel: "give this array the default layout"
 class Shape:
     """An array, tuple, token or opaque shape; see the module docstring."""
 
-    __slots__ = ("_element_type", "_dimensions", "_dynamic", "_layout", "_tuple_shapes", "_hash")
+    __slots__ = (
+        "_element_type",
+        "_dimensions",
+        "_dynamic",
+        "_layout",
+        "_tuple_shapes",
+        "_hash",
+        "_depth",
+    )
 
     def __init__(
         self,
@@ -42,8 +55,8 @@ class Shape:
         layout: Layout | None = None,
         tuple_shapes: Sequence[Shape] = (),
     ) -> None:
-        self._element_type = PrimitiveType(element_type)
-        self._dimensions = tuple(int(d) for d in dimensions)
+        self._element_type = element_type_of(element_type)
+        self._dimensions = _dimension_sizes(dimensions)
         self._dynamic = (
             tuple(bool(b) for b in dynamic_dimensions)
             if dynamic_dimensions is not None
@@ -54,6 +67,7 @@ class Shape:
         self._layout = layout
         self._tuple_shapes = tuple(tuple_shapes)
         self._hash: int | None = None
+        self._depth = 0
         self._validate()
 
     def _validate(self) -> None:
@@ -62,6 +76,12 @@ class Shape:
             for s in self._tuple_shapes:
                 if not isinstance(s, Shape):
                     raise InvalidArgumentError(f"tuple element {s!r} is not a Shape")
+            self._depth = 1 + max((s._depth for s in self._tuple_shapes), default=0)
+            if self._depth > MAX_TUPLE_DEPTH:
+                raise UnimplementedError(
+                    f"tuple shapes nested {self._depth} deep; xlapy supports at most "
+                    f"{MAX_TUPLE_DEPTH} levels of nesting (flatten the tuple)"
+                )
             return
         if et == PrimitiveType.PRIMITIVE_TYPE_INVALID:
             raise InvalidArgumentError("PRIMITIVE_TYPE_INVALID is not an element type")
@@ -78,6 +98,17 @@ class Shape:
                     f"dimension {i} of {et.hlo_name}{list(self._dimensions)} has negative size "
                     f"{d}; sizes must be >= 0 (or '?' for an unbounded dynamic dimension)"
                 )
+        too_big = [d for d in self._dimensions if d > INT64_MAX]
+        if too_big:
+            raise InvalidArgumentError(
+                f"dimension size {too_big[0]} of {et.hlo_name}{list(self._dimensions)} does not "
+                f"fit in int64; sizes must be at most {INT64_MAX}"
+            )
+        if math.prod(self._bounds_for_layout()) > INT64_MAX:
+            raise InvalidArgumentError(
+                f"{et.hlo_name}{list(self._dimensions)} has more than {INT64_MAX} elements "
+                "(the element count must fit in int64)"
+            )
         if self._layout is not None:
             check_layout_for_dimensions(self._layout, self._bounds_for_layout())
 
@@ -97,13 +128,13 @@ class Shape:
         ``layout`` may be a ``Layout``, a minor_to_major sequence, or ``None``
         for a shape without layout (as HLO text without ``{...}``).
         """
-        element_type = PrimitiveType(element_type)
+        element_type = element_type_of(element_type)
         if not element_type.is_array_type:
             raise InvalidArgumentError(
                 f"Shape.array needs an array element type, not {element_type.hlo_name}; "
                 "use Shape.tuple() or Shape.token()"
             )
-        dimensions = tuple(int(d) for d in dimensions)
+        dimensions = _dimension_sizes(dimensions)
         if layout is _DEFAULT:
             layout = Layout.default(len(dimensions))
         elif layout is not None and not isinstance(layout, Layout):
@@ -200,6 +231,11 @@ class Shape:
             return all(s.is_static for s in self._tuple_shapes)
         return not any(self._dynamic)
 
+    @property
+    def tuple_depth(self) -> int:
+        """How deep tuples nest in this shape: 0 for an array, 1 for a tuple of arrays."""
+        return self._depth
+
     def is_dynamic_dimension(self, dimension: int) -> bool:
         return self._dynamic[dimension]
 
@@ -215,7 +251,7 @@ class Shape:
             raise InvalidArgumentError(f"{self} is not an array shape; it has no element count")
         if self.is_unbounded_dynamic:
             raise InvalidArgumentError(f"{self} has an unbounded dimension; its size is unknown")
-        return int(np.prod(self._dimensions, dtype=np.int64))
+        return math.prod(self._dimensions)
 
     def byte_size(self, pointer_size: int = 8) -> int:
         """Bytes of the buffer (XLA's ShapeUtil::ByteSizeOf): padding and tiles included,
@@ -424,6 +460,33 @@ class ProgramShape:
         return f"ProgramShape<{self}>"
 
 
+def element_type_of(value: object) -> PrimitiveType:
+    """``value`` as an element type: a ``PrimitiveType``, its number, or its HLO name
+    (``"f32"``); anything else is an ``InvalidArgumentError`` (not the enum's ValueError)."""
+    if isinstance(value, PrimitiveType):
+        return value
+    if isinstance(value, str):
+        return PrimitiveType.from_hlo_name(value)
+    try:
+        return PrimitiveType(value)
+    except (ValueError, TypeError):
+        raise InvalidArgumentError(
+            f"{value!r} is not an element type; pass a PrimitiveType such as xlapy.F32 or an "
+            "HLO name such as 'f32'"
+        ) from None
+
+
+def _dimension_sizes(dimensions: Sequence[int]) -> tuple[int, ...]:
+    """``dimensions`` as a tuple of Python ints, or ``InvalidArgumentError`` for values
+    that are not sizes (``None``, ``inf``, text that is not a number)."""
+    try:
+        return tuple(int(d) for d in dimensions)
+    except (TypeError, ValueError, OverflowError):
+        raise InvalidArgumentError(
+            f"dimensions must be a sequence of integers, got {dimensions!r}"
+        ) from None
+
+
 def _dim_text(size: int, dynamic: bool) -> str:
     if size == UNBOUNDED_SIZE:
         return "?"
@@ -450,20 +513,29 @@ def _expect(text: str, pos: int, char: str, what: str) -> int:
     return pos + len(char)
 
 
-def parse_shape_at(text: str, pos: int) -> tuple[Shape, int]:
+def parse_shape_at(text: str, pos: int, depth: int = 0) -> tuple[Shape, int]:
     """Parse one shape starting at ``pos``; return it and the position after it.
 
-    The HLO text parser calls this in the middle of an instruction line.
+    The HLO text parser calls this in the middle of an instruction line. ``depth``
+    counts the tuples around ``pos``: the recursion stops at ``MAX_TUPLE_DEPTH``
+    with a ``ParseError`` pointing at the tuple that nests too deep.
     """
     pos = _skip_space(text, pos)
     if text.startswith("(", pos):
+        if depth >= MAX_TUPLE_DEPTH:
+            raise ParseError(
+                f"tuple shapes nest more than {MAX_TUPLE_DEPTH} deep, the most xlapy "
+                "supports (flatten the tuple)",
+                text=text,
+                offset=pos,
+            )
         pos += 1
         elements: list[Shape] = []
         pos = _skip_space(text, pos)
         if text.startswith(")", pos):
             return Shape.tuple(()), pos + 1
         while True:
-            element, pos = parse_shape_at(text, pos)
+            element, pos = parse_shape_at(text, pos, depth + 1)
             elements.append(element)
             pos = _skip_space(text, pos)
             if text.startswith(",", pos):
@@ -509,11 +581,7 @@ def parse_shape_at(text: str, pos: int) -> tuple[Shape, int]:
                         text=text,
                         offset=pos,
                     )
-                if int(mi.group()) < 0:
-                    raise ParseError(
-                        f"dimension size {mi.group()} is negative", text=text, offset=pos
-                    )
-                dims.append(int(mi.group()))
+                dims.append(parse_dimension_size(mi.group(), text, pos))
                 dynamic.append(is_dynamic)
                 pos = mi.end()
             pos = _skip_space(text, pos)
@@ -537,6 +605,21 @@ def parse_shape_at(text: str, pos: int) -> tuple[Shape, int]:
     return shape, pos
 
 
+def parse_dimension_size(digits: str, text: str, offset: int) -> int:
+    """The dimension size written ``digits`` at ``offset`` of ``text``: an int64 >= 0,
+    else a ``ParseError`` there (also for numbers too long for Python's ``int()``)."""
+    if digits.startswith("-"):
+        raise ParseError(f"dimension size {digits} is negative", text=text, offset=offset)
+    if len(digits.lstrip("0")) > len(str(INT64_MAX)) or int(digits) > INT64_MAX:
+        shown = digits if len(digits) <= 40 else digits[:20] + "..."
+        raise ParseError(
+            f"dimension size {shown} does not fit in int64 (at most {INT64_MAX})",
+            text=text,
+            offset=offset,
+        )
+    return int(digits)
+
+
 _ANNOTATION = re.compile(r"([A-Z]+|#)\(")
 
 
@@ -550,6 +633,10 @@ def _parse_layout_at(text: str, pos: int, rank: int) -> tuple[Layout, int]:
         mi = _INT.match(text, pos)
         if not mi:
             break
+        if len(mi.group()) > 20:  # no rank is that large; int() of 5000 digits would raise
+            raise ParseError(
+                f"layout dimension {mi.group()[:20]}... is too large", text=text, offset=pos
+            )
         m2m.append(int(mi.group()))
         pos = _skip_space(text, mi.end())
         if text.startswith(",", pos):
@@ -629,4 +716,13 @@ def _balanced_group(text: str, pos: int) -> tuple[str, int]:
     raise ParseError("unclosed '(' in the layout", text=text, offset=pos)
 
 
-__all__ = ["ProgramShape", "Shape", "UNBOUNDED_SIZE", "parse_shape_at"]
+__all__ = [
+    "INT64_MAX",
+    "MAX_TUPLE_DEPTH",
+    "ProgramShape",
+    "Shape",
+    "UNBOUNDED_SIZE",
+    "element_type_of",
+    "parse_dimension_size",
+    "parse_shape_at",
+]

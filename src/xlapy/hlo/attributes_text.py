@@ -57,7 +57,8 @@ class Cursor(TextCursor):
         return m.group()
 
     def integer(self, expected: str = "an integer") -> int:
-        return int(self._token(_INT, expected))
+        start = self.skip()
+        return self.int_value(self._token(_INT, expected), start, "integer")
 
     def nonneg_integer(self, expected: str = "a non-negative integer") -> int:
         start = self.skip()

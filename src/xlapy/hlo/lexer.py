@@ -29,6 +29,9 @@ _ATTRIBUTE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]*")
 _OPCODE = re.compile(r"[A-Za-z][A-Za-z0-9\-]*")
 _INT = re.compile(r"[-+]?\d+")
 
+# Integers in HLO text are int64 (XLA's lexer), or uint64 for some unsigned values.
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+
 _OPENERS = {"(": ")", "{": "}", "[": "]"}
 _CLOSERS = frozenset(")}]")
 
@@ -51,6 +54,17 @@ class TextCursor:
     def error(self, message: str, offset: int | None = None) -> ParseError:
         """A ParseError located at ``offset`` (default: the current position)."""
         return ParseError(message, text=self.text, offset=self.pos if offset is None else offset)
+
+    def int_value(self, digits: str, offset: int, what: str) -> int:
+        """``int(digits)``, or a ``ParseError`` at ``offset`` when it lies outside what
+        XLA's lexer reads (int64, or uint64 for unsigned values)."""
+        if len(digits) > 22 or not _INT_MIN <= int(digits) <= _INT_MAX:
+            shown = digits if len(digits) <= 30 else digits[:20] + "..."
+            raise self.error(
+                f"{what} {shown} does not fit in 64 bits (integers in HLO text are int64)",
+                offset,
+            )
+        return int(digits)
 
     def skip(self) -> int:
         """Move past blanks and comments; return the new position."""
@@ -187,7 +201,7 @@ class Cursor(TextCursor):
 
     def integer(self, what: str) -> tuple[int, int]:
         m, start = self._token(_INT, f"{what} (an integer)")
-        return int(m.group()), start
+        return self.int_value(m.group(), start, what), start
 
     def raw_value(self, what: str, expected: str = "a value") -> tuple[str, int]:
         """The verbatim text of one attribute value, up to the next top-level ','.

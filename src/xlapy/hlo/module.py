@@ -242,22 +242,28 @@ class HloModule:
         """
         done: set[int] = set()
         out: list[HloComputation] = []
-
-        def visit(computation: HloComputation, path: set[int]) -> None:
-            if id(computation) in done:
-                return
-            if id(computation) in path:
-                raise InvalidArgumentError(f"computation {computation.name} calls itself")
-            path.add(id(computation))
-            for callee in computation.called_computations():
-                if callee.parent is self:
-                    visit(callee, path)
-            path.discard(id(computation))
-            done.add(id(computation))
-            out.append(computation)
-
-        for computation in self._computations:
-            visit(computation, set())
+        # Depth-first with an explicit stack: call chains can be longer than Python's
+        # recursion limit.
+        for start in self._computations:
+            if id(start) in done:
+                continue
+            path = {id(start)}
+            stack = [(start, iter(start.called_computations()))]
+            while stack:
+                computation, callees = stack[-1]
+                for callee in callees:
+                    if callee.parent is not self or id(callee) in done:
+                        continue
+                    if id(callee) in path:
+                        raise InvalidArgumentError(f"computation {callee.name} calls itself")
+                    path.add(id(callee))
+                    stack.append((callee, iter(callee.called_computations())))
+                    break
+                else:
+                    stack.pop()
+                    path.discard(id(computation))
+                    done.add(id(computation))
+                    out.append(computation)
         return out
 
     def instructions(self) -> Iterator[HloInstruction]:

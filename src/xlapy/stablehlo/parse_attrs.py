@@ -31,7 +31,7 @@ from .ast import (
     OpaqueAttr,
     SymbolRef,
 )
-from .parse_lexer import BARE_ID, NUMBER, SYMBOL, unescape
+from .parse_lexer import BARE_ID, MAX_NESTING, NUMBER, SYMBOL, unescape
 from .parse_types import BUILTIN_SCALAR
 
 _DIALECT_ATTR = re.compile(r"#([A-Za-z_][A-Za-z0-9_$]*)((?:\.[A-Za-z0-9_$]+)*)")
@@ -103,6 +103,10 @@ def _int_bounds(et: P) -> tuple[int, int]:
 
 
 def _to_int(token: str) -> int:
+    """The integer ``token`` (decimal or 0x hex); ``ValueError`` for more digits than any
+    element type holds (``int()`` itself refuses past 4300 digits)."""
+    if len(token) > 48:
+        raise ValueError(f"integer {token[:20]}... has {len(token)} digits, too many for any type")
     return int(token, 16) if "x" in token else int(token)
 
 
@@ -125,9 +129,21 @@ class AttrMixin:
     """Attribute reading; mixed into the parser (needs the Scanner and TypeMixin)."""
 
     last_attr_type: MlirType | None = None
+    _attr_depth = 0  # attributes being read around the current one
 
     def parse_attribute(self):
         """One attribute value; sets ``last_attr_type`` when it carried ``: type``."""
+        if self._attr_depth >= MAX_NESTING:
+            raise self.error(
+                f"attributes nest more than {MAX_NESTING} deep, the most xlapy supports"
+            )
+        self._attr_depth += 1
+        try:
+            return self._parse_attribute()
+        finally:
+            self._attr_depth -= 1
+
+    def _parse_attribute(self):
         self.last_attr_type = None
         p = self.skip()
         if p >= self.end:
@@ -255,7 +271,7 @@ class AttrMixin:
         if float_type:
             if is_float_text or "x" not in token:
                 return float(token)
-            bits = _to_int(token)
+            bits = self._integer(token, start)
             if et is None:
                 return bits  # the bits of a float type xlapy does not model
             if bits < 0 or bits >= 1 << et.bit_width:
@@ -265,7 +281,13 @@ class AttrMixin:
             if t is not None:
                 raise self.error(f"a float is not a valid {t.text} value", start)
             return float(token)
-        return _to_int(token)
+        return self._integer(token, start)
+
+    def _integer(self, token: str, pos: int) -> int:
+        try:
+            return _to_int(token)
+        except ValueError as e:
+            raise self.error(str(e), pos) from None
 
     # -- dense<...> ----------------------------------------------------------------------
     def _parse_dense(self, start: int):
@@ -391,15 +413,17 @@ class AttrMixin:
         return i + 1
 
     def _dense_nest(
-        self, tokens: list[str], i: int, leaves: list, cplx: bool, pos: int
+        self, tokens: list[str], i: int, leaves: list, cplx: bool, pos: int, depth: int = 0
     ) -> tuple[list[int], int]:
         """Reads one bracketed list at ``tokens[i]``; returns its shape and the next index."""
+        if depth >= MAX_NESTING:
+            raise self.error(f"the dense literal nests more than {MAX_NESTING} lists deep", pos)
         i += 1
         count = 0
         inner: list[int] | None = None
         while i < len(tokens) and tokens[i] != "]":
             if tokens[i] == "[":
-                shape, i = self._dense_nest(tokens, i, leaves, cplx, pos)
+                shape, i = self._dense_nest(tokens, i, leaves, cplx, pos, depth + 1)
                 if inner is not None and shape != inner:
                     raise self.error("the dense literal's nested lists differ in length", pos)
                 if inner is None and count:
@@ -484,7 +508,7 @@ class AttrMixin:
                     elif "." in tok:
                         raise self.error(f"a float is not a valid {t.text} value", vpos)
                     else:
-                        values.append(_to_int(tok))
+                        values.append(self._integer(tok, vpos))
                 if not self.eat(","):
                     break
         self.expect(">", "',' or '>' in array<...>")

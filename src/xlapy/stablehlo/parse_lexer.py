@@ -55,6 +55,12 @@ def unescape(body: str) -> str:
     return out.decode("utf-8", "surrogateescape")
 
 
+# How deep attributes ([...], {...}), dense literals and regions may nest: the reader
+# recurses once per level, so deeper text is a ParseError rather than a RecursionError.
+# Real programs nest a handful of levels.
+MAX_NESTING = 64
+
+
 class Scanner:
     """The text, the current offset and the end of the section being read."""
 
@@ -147,7 +153,12 @@ class Scanner:
         m = self.match(INTEGER)
         if m is None:
             raise self.error(f"expected {what}, found {self.found()}")
-        return int(m.group(0), 0) if "x" in m.group(0) else int(m.group(0))
+        token = m.group(0)
+        if len(token) > 48:  # beyond any integer type (and int() refuses 4300 digits)
+            raise self.error(
+                f"integer {token[:20]}... has {len(token)} digits, too many", m.start()
+            )
+        return int(token, 0) if "x" in token else int(token)
 
     def string(self, what: str = "a string") -> str:
         start = self.skip()

@@ -23,7 +23,7 @@ from .parse_formats import (
     FormatMixin,
     PendingOp,
 )
-from .parse_lexer import BARE_ID, BLOCK_ID, SSA_DEF, SSA_USE
+from .parse_lexer import BARE_ID, BLOCK_ID, MAX_NESTING, SSA_DEF, SSA_USE
 
 _KNOWN_DIALECTS = frozenset(("stablehlo", "func", "check", "interpreter"))
 
@@ -233,6 +233,8 @@ class OpMixin(FormatMixin):
         self, entry_args: list[tuple[str, MlirType]] | None = None, dialect: str | None = None
     ) -> Region:
         open_pos = self.skip()
+        if len(self.scopes) > MAX_NESTING:
+            raise self.error(f"regions nest more than {MAX_NESTING} deep, the most xlapy supports")
         self.expect("{", "'{' starting a region")
         self.scopes.append({})
         self.dialects.append(dialect or self.dialects[-1])

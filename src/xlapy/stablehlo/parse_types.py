@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..errors import InvalidArgumentError
-from ..shape import UNBOUNDED_SIZE, Shape
+from ..shape import INT64_MAX, MAX_TUPLE_DEPTH, UNBOUNDED_SIZE, Shape
 from ..types import PrimitiveType as P
 from .ast import DialectAttr, MlirType
 
@@ -108,6 +108,10 @@ def with_element_type(t: MlirType, name: str) -> MlirType:
 class TypeMixin:
     """Type reading; mixed into the parser (needs the Scanner and ``parse_attribute``)."""
 
+    # How many types enclose the one being read (tuple<tuple<...>>, tensor<complex<...>>):
+    # bounded so that deep nesting is a ParseError, not a RecursionError.
+    _type_depth = 0
+
     def parse_type(self) -> MlirType:
         p = self.skip()
         m = _SIMPLE_TENSOR.match(self.text, p, self.end)
@@ -119,7 +123,17 @@ class TypeMixin:
                 _remember(_TYPE_CACHE, key, t)
             self.pos = m.end()
             return t
-        return self._parse_type_general(p)
+        if self._type_depth >= MAX_TUPLE_DEPTH:
+            raise self.error(
+                f"types nest more than {MAX_TUPLE_DEPTH} deep, the most xlapy supports "
+                "(flatten the tuple)",
+                p,
+            )
+        self._type_depth += 1
+        try:
+            return self._parse_type_general(p)
+        finally:
+            self._type_depth -= 1
 
     def parse_type_list(self) -> list[MlirType]:
         types = [self.parse_type()]
@@ -153,14 +167,25 @@ class TypeMixin:
             return MlirType(key, None)
         dims: list[int] = []
         dynamic: list[bool] = []
+        at = pos + len("tensor<")
         for d in dims_text.split("x")[:-1]:
             if d == "?":
                 dims.append(UNBOUNDED_SIZE)
                 dynamic.append(True)
             else:
-                dims.append(int(d))
+                dims.append(self._dimension(d, at))
                 dynamic.append(False)
+            at += len(d) + 1
         return MlirType(key, self._shape(et, dims, dynamic, pos))
+
+    def _dimension(self, digits: str, pos: int) -> int:
+        """A static dimension size: an int64 (MLIR's), else a ParseError at ``pos``."""
+        if len(digits.lstrip("0")) > len(str(INT64_MAX)) or int(digits) > INT64_MAX:
+            shown = digits if len(digits) <= 40 else digits[:20] + "..."
+            raise self.error(
+                f"dimension size {shown} does not fit in int64 (at most {INT64_MAX})", pos
+            )
+        return int(digits)
 
     def _shape(self, et: P, dims: list[int], dynamic: list[bool], pos: int) -> Shape:
         try:
@@ -230,7 +255,7 @@ class TypeMixin:
                 dims.append(UNBOUNDED_SIZE)
                 dynamic.append(True)
             else:
-                dims.append(int(m.group(1)))
+                dims.append(self._dimension(m.group(1), self.pos))
                 dynamic.append(False)
             self.pos = m.end()
         elem_pos = self.pos

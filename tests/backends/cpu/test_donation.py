@@ -55,7 +55,9 @@ ENTRY e {
     negated, same = executable(x)
     np.testing.assert_array_equal(negated, -np.arange(8))
     np.testing.assert_array_equal(same, np.arange(8))
-    np.testing.assert_array_equal(x, np.arange(8))
+    # The native code could not write in place, but the donated array still receives the
+    # result afterwards: donation behaves the same whatever the program (Executable.__call__).
+    assert negated is x
 
 
 def test_dynamic_update_slice_of_a_donated_cache_writes_only_the_slice():

@@ -28,6 +28,7 @@ from typing import Any
 
 from llvmlite import ir
 
+from ...distributed.checks import check_collective
 from ...distributed.groups import group_of, instruction_groups
 from ...errors import InvalidArgumentError
 from ...hlo.instruction import HloInstruction
@@ -391,6 +392,9 @@ def _all_to_all(fe: FunctionEmitter, instruction: HloInstruction) -> None:
 
 
 def _emit_single_source(fe: FunctionEmitter, instruction: HloInstruction, kind: str) -> None:
+    options = fe.m.options
+    # At compile time: a pair naming a missing device would fail mid-run in one thread.
+    check_collective(instruction, options.num_replicas, options.num_partitions)
     shapes = [s for o in instruction.operands for s in _array_leaves(o.shape)]
     if len(shapes) != 1 or not instruction.shape.is_array:
         raise NotEmittable(f"{instruction.opcode.value} of several arrays")

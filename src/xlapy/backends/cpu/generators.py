@@ -9,6 +9,14 @@ only through registers and nothing is materialized in between.
 
 Generated values are cached per (instruction, index), so a value with several
 users inside one fusion is computed once per element.
+
+Generators call generators, so a deep expression would be deep Python
+recursion. Two things keep it bounded: generators are created operands first
+(iteratively), and a chain of elementwise ops, which reads one index all the
+way down, is evaluated bottom-up before its top is asked (``_warm``), so only
+index-changing (movement) ops nest calls. An expression with more than
+``MAX_GENERATOR_DEPTH`` of those on one path is ``NotEmittable``: the fusion
+then runs through the interpreter's kernel rather than overflowing the stack.
 """
 
 from __future__ import annotations
@@ -67,6 +75,10 @@ def scalar_constant(value: Any, element_type: PrimitiveType) -> ir.Constant:
 _PER_ELEMENT = frozenset({HloOpcode.BITCAST_CONVERT})
 
 
+# Index-changing generators one element may nest (each costs a few Python frames).
+MAX_GENERATOR_DEPTH = 128
+
+
 class ElementEmitter:
     """Generators for the instructions of one computation (fused, or a single instruction)."""
 
@@ -79,6 +91,12 @@ class ElementEmitter:
         self.constant_pointer = constant_pointer
         self._generators: dict[int, Generator] = {}
         self._cache: dict[tuple[int, int], ir.Value] = {}
+        self._keep: list[Index] = []
+        # Instructions whose generator is this emitter's own cached one, and how many
+        # index-changing generators its evaluation nests.
+        self._depth: dict[int, int] = {}
+        # Instructions whose generator reads its same-shaped operands at its own index.
+        self._passes_index: set[int] = set()
 
     def reset_cache(self) -> None:
         """Forget cached values (call when the builder moves to another loop body)."""
@@ -87,31 +105,103 @@ class ElementEmitter:
     def generator(self, instruction: HloInstruction) -> Generator:
         key = id(instruction)
         if key not in self._generators:
-            rule = GENERATORS.get(instruction.opcode)
-            if rule is None and (
-                instruction.opcode.is_elementwise or instruction.opcode in _PER_ELEMENT
-            ):
-                rule = _elementwise
-            if rule is None:
-                raise NotEmittable(f"{instruction.opcode.value} cannot be generated per element")
-            raw = rule(self, instruction)
-
-            def cached(b: ir.IRBuilder, index: Index, raw: Generator = raw) -> ir.Value:
-                cache_key = (key, id(index))
-                value = self._cache.get(cache_key)
-                if value is None:
-                    value = raw(b, index)
-                    self._cache[cache_key] = value
-                    self._keep = getattr(self, "_keep", [])
-                    self._keep.append(index)  # ids stay unique while cached
-                return value
-
-            self._generators[key] = cached
+            for node in self._missing(instruction):
+                self._create(node)
         return self._generators[key]
+
+    def _missing(self, instruction: HloInstruction) -> list[HloInstruction]:
+        """``instruction`` and its transitive operands without a generator, operands first
+        (iterative, so that a long chain does not recurse)."""
+        order: list[HloInstruction] = []
+        seen = {id(instruction)}
+        stack = [(instruction, iter(instruction.operands))]
+        while stack:
+            node, pending = stack[-1]
+            for operand in pending:
+                if id(operand) not in seen and id(operand) not in self._generators:
+                    seen.add(id(operand))
+                    stack.append((operand, iter(operand.operands)))
+                    break
+            else:
+                stack.pop()
+                order.append(node)
+        return order
+
+    def _create(self, instruction: HloInstruction) -> None:
+        """The cached generator of ``instruction``, whose operands have theirs already."""
+        key = id(instruction)
+        rule = GENERATORS.get(instruction.opcode)
+        if rule is None and (
+            instruction.opcode.is_elementwise or instruction.opcode in _PER_ELEMENT
+        ):
+            rule = _elementwise
+        if rule is None:
+            raise NotEmittable(f"{instruction.opcode.value} cannot be generated per element")
+        passes_index = rule is _elementwise or rule is _identity
+        depth = max(
+            (
+                self._depth.get(id(o), 0)
+                + (0 if passes_index and o.shape.dimensions == instruction.shape.dimensions else 1)
+                for o in instruction.operands
+            ),
+            default=0,
+        )
+        if depth > MAX_GENERATOR_DEPTH:
+            raise NotEmittable(
+                f"the fused expression at {instruction.name} nests {depth} index-changing ops "
+                f"(more than {MAX_GENERATOR_DEPTH})"
+            )
+        raw = rule(self, instruction)
+
+        def cached(b: ir.IRBuilder, index: Index, raw: Generator = raw) -> ir.Value:
+            cache_key = (key, id(index))
+            value = self._cache.get(cache_key)
+            if value is None:
+                if passes_index:
+                    self._warm(instruction, b, index)
+                value = raw(b, index)
+                self._cache[cache_key] = value
+                self._keep.append(index)  # ids stay unique while cached
+            return value
+
+        self._generators[key] = cached
+        self._depth[key] = depth
+        if passes_index:
+            self._passes_index.add(key)
+
+    def _warm(self, instruction: HloInstruction, b: ir.IRBuilder, index: Index) -> None:
+        """Evaluate the operands of ``instruction`` that read ``index`` itself (chains of
+        elementwise ops), deepest first, so that asking ``instruction`` finds them
+        cached instead of recursing down the chain."""
+        order: list[HloInstruction] = []
+        seen: set[int] = set()
+        stack = [(instruction, False)]
+        while stack:
+            node, expanded = stack.pop()
+            if expanded:
+                order.append(node)
+                continue
+            stack.append((node, True))
+            if id(node) not in self._passes_index:
+                continue
+            for operand in node.operands:
+                k = id(operand)
+                if (
+                    k not in seen
+                    and k in self._depth
+                    and operand.shape.dimensions == index.dims
+                    and (k, id(index)) not in self._cache
+                ):
+                    seen.add(k)
+                    stack.append((operand, False))
+        for node in order[:-1]:  # the last one is ``instruction`` itself
+            self._generators[id(node)](b, index)
 
     def bind(self, instruction: HloInstruction, generator: Generator) -> None:
         """Use ``generator`` for ``instruction`` (e.g. a buffer it was materialized in)."""
         self._generators[id(instruction)] = generator
+        self._depth.pop(id(instruction), None)
+        self._passes_index.discard(id(instruction))
 
     def operand(self, instruction: HloInstruction, k: int) -> Generator:
         return self.generator(instruction.operand(k))
@@ -424,6 +514,7 @@ GENERATORS: dict[HloOpcode, Callable[[ElementEmitter, HloInstruction], Generator
 }
 
 __all__ = [
+    "MAX_GENERATOR_DEPTH",
     "ElementEmitter",
     "GENERATORS",
     "Generator",

@@ -16,6 +16,7 @@ from typing import Any
 
 from ...custom_call import lookup_custom_call
 from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, run_on_devices
+from ...distributed.checks import check_collectives
 from ...errors import UnimplementedError, XlaError
 from ...hlo.module import HloModule
 from ...hlo.opcode import HloOpcode
@@ -61,7 +62,9 @@ class InterpreterExecutable:
         self.num_devices = options.num_replicas * options.num_partitions
         self.feeds = [FeedQueues() for _ in range(self.num_devices)]
         self._rng_states = [[options.rng_seed] for _ in range(self.num_devices)]
-        self._lock = threading.Lock()
+        # The RNG state and feeds of a device are used by one run at a time; re-entrant,
+        # so that a Python custom-call target may run this executable from inside a run.
+        self._lock = threading.RLock()
 
     @property
     def fallback_ops(self) -> list[str]:
@@ -77,7 +80,7 @@ class InterpreterExecutable:
             return self.execute_replicated([arguments] * self.num_devices)[0]
         ctx = EvalContext(self._device_context(0, None))
         values = [value_from_literal(a) for a in arguments]
-        with self._lock:  # the RNG state and feeds of a device are used by one run at a time
+        with self._lock:
             result = evaluate(self.module.entry, values, ctx)
         return literal_from_value(result, self.module.entry.root.shape)
 
@@ -136,6 +139,7 @@ class InterpreterBackend:
         for instruction in module.instructions():
             if instruction.opcode is HloOpcode.CUSTOM_CALL:
                 lookup_custom_call(instruction.custom_call_target or "", PLATFORM)
+        check_collectives(module.instructions(), options.num_replicas, options.num_partitions)
         return InterpreterExecutable(module, options)
 
 

@@ -14,6 +14,8 @@ results (numpy's), so comparisons against the CPU backend allow for that.
 
 from __future__ import annotations
 
+import functools
+import math
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -22,11 +24,18 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InternalError, InvalidArgumentError, UnimplementedError, XlaError
+from ...errors import (
+    InternalError,
+    InvalidArgumentError,
+    ResourceExhaustedError,
+    UnimplementedError,
+    XlaError,
+)
 from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
 from ...hlo.opcode import HloOpcode
 from ...literal import Literal
+from ...memory import allocation_limit, check_allocation
 from ...shape import Shape
 
 
@@ -130,10 +139,22 @@ class EvalContext:
 
     def __init__(self, device: DeviceContext) -> None:
         self.device = device
+        self.depth = 0  # calls into computations in progress (``MAX_NESTED_CALLS``)
 
     def call(self, computation: HloComputation, arguments: Sequence[Value]) -> Value:
         """Evaluate ``computation`` on ``arguments`` (values, not literals)."""
-        return evaluate(computation, arguments, self)
+        if self.depth >= MAX_NESTED_CALLS:
+            raise ResourceExhaustedError(
+                f"calls into computations nest more than {MAX_NESTED_CALLS} deep at "
+                f"{computation.name} (while, conditional, map, reduce, sort ... inside one "
+                "another); the interpreter supports at most that many (call chains of any "
+                "depth are fine)"
+            )
+        self.depth += 1
+        try:
+            return evaluate(computation, arguments, self)
+        finally:
+            self.depth -= 1
 
     def call_batched(self, computation: HloComputation, arguments: Sequence[Value]) -> Value:
         """Evaluate a *scalar* computation on whole arrays at once, when that is exact.
@@ -144,7 +165,7 @@ class EvalContext:
         N results at numpy speed. Otherwise it runs once per element.
         """
         if _is_batchable(computation):
-            return evaluate(computation, arguments, self)
+            return self.call(computation, arguments)
         return _call_per_element(self, computation, arguments)
 
     def fail(self, instruction: HloInstruction, message: str) -> XlaError:
@@ -181,7 +202,7 @@ def _call_per_element(
     leaves = [np.broadcast_to(a, shape) for a in leaves]
     results: list[Value] = []
     for index in np.ndindex(*shape):
-        results.append(evaluate(computation, [a[index] for a in leaves], ctx))
+        results.append(ctx.call(computation, [a[index] for a in leaves]))
     root = computation.root.shape
     if root.is_tuple:
         return tuple(
@@ -191,40 +212,117 @@ def _call_per_element(
     return np.array(results, dtype=root.element_type.dtype).reshape(shape)
 
 
+# Opcodes whose kernel is nothing but "evaluate the called computation on the operands":
+# ``evaluate`` runs them on its own stack of frames instead, so that chains of calls as
+# long as a program likes never recurse in Python.
+_INLINE_CALLS = {HloOpcode.CALL: "to_apply", HloOpcode.FUSION: "calls"}
+# How deep other calls into computations (while, conditional, map, reduce, sort ...)
+# may nest, each a few Python frames: past this a ResourceExhaustedError says so
+# instead of Python's RecursionError.
+MAX_NESTED_CALLS = 150
+
+
+class _Frame:
+    """One computation being evaluated: its values so far and where it stands."""
+
+    __slots__ = ("computation", "order", "next", "values", "remaining_uses", "caller")
+
+    def __init__(
+        self,
+        computation: HloComputation,
+        arguments: Sequence[Value],
+        caller: HloInstruction | None,
+    ) -> None:
+        params = computation.parameters
+        if len(arguments) != len(params):
+            raise InvalidArgumentError(
+                f"computation {computation.name} takes {len(params)} arguments, "
+                f"got {len(arguments)}"
+            )
+        self.computation = computation
+        self.order = computation.post_order()
+        self.next = 0
+        self.values: dict[int, Value] = {
+            id(param): argument for param, argument in zip(params, arguments, strict=True)
+        }
+        self.remaining_uses = {id(i): len(i.users) for i in computation.instructions}
+        self.caller = caller
+
+    def store(self, instruction: HloInstruction, value: Value) -> None:
+        """Record ``instruction``'s value and free operands nobody needs any more (big
+        while loops would hold every step)."""
+        self.values[id(instruction)] = value
+        root = self.computation.root
+        for op in instruction.iter_operands_unique():
+            self.remaining_uses[id(op)] -= 1
+            if self.remaining_uses[id(op)] == 0 and op is not root:
+                self.values.pop(id(op), None)
+
+
 def evaluate(computation: HloComputation, arguments: Sequence[Value], ctx: EvalContext) -> Value:
-    """Run ``computation`` on ``arguments`` and return the root's value."""
-    params = computation.parameters
-    if len(arguments) != len(params):
-        raise InvalidArgumentError(
-            f"computation {computation.name} takes {len(params)} arguments, got {len(arguments)}"
-        )
-    values: dict[int, Value] = {}
-    for param, argument in zip(params, arguments, strict=True):
-        values[id(param)] = argument
-    remaining_uses = {id(i): len(i.users) for i in computation.instructions}
-    root = computation.root
-    for instruction in computation.post_order():
-        key = id(instruction)
-        if key in values:
+    """Run ``computation`` on ``arguments`` and return the root's value.
+
+    Calls and fusions push a frame on an explicit stack rather than recursing, so
+    call chains of any depth run; other computation calls recurse through their
+    kernels, at most ``MAX_NESTED_CALLS`` deep.
+    """
+    stack = [_Frame(computation, arguments, None)]
+    while True:
+        frame = stack[-1]
+        if frame.next == len(frame.order):
+            stack.pop()
+            result = frame.values[id(frame.computation.root)]
+            if not stack:
+                return result
+            stack[-1].store(frame.caller, result)
             continue
-        operands = [values[id(op)] for op in instruction.operands]
+        instruction = frame.order[frame.next]
+        frame.next += 1
+        key = id(instruction)
+        if key in frame.values:
+            continue
+        operands = [frame.values[id(op)] for op in instruction.operands]
+        callee = _INLINE_CALLS.get(instruction.opcode)
+        if callee is not None and instruction.attribute(callee) is not None:
+            stack.append(_Frame(instruction.attribute(callee), operands, instruction))
+            continue
         fn = KERNELS.get(instruction.opcode)
         if fn is None:
             raise UnimplementedError(
                 f"the interpreter has no kernel for {instruction.opcode.value} yet "
                 f"(instruction {instruction.name})"
             )
-        values[key] = fn(ctx, instruction, operands)
-        # Free operands nobody needs any more (big while loops would hold every step).
-        for op in instruction.iter_operands_unique():
-            remaining_uses[id(op)] -= 1
-            if remaining_uses[id(op)] == 0 and op is not root:
-                values.pop(id(op), None)
-    return values[id(root)]
+        check_result_size(instruction)
+        frame.store(instruction, fn(ctx, instruction, operands))
+
+
+def check_result_size(instruction: HloInstruction) -> None:
+    """``ResourceExhaustedError`` before a kernel allocates a result no machine could hold."""
+    if not _fits(instruction.shape):
+        check_allocation(
+            _byte_size(instruction.shape),
+            f"the result {instruction.shape} of {instruction.opcode.value} {instruction.name}",
+        )
+
+
+@functools.lru_cache(maxsize=4096)
+def _fits(shape: Shape) -> bool:
+    return _byte_size(shape) <= allocation_limit()
+
+
+def _byte_size(shape: Shape) -> int:
+    """Bytes of every array leaf of ``shape`` (as numpy holds them: one element after
+    another, a byte per sub-byte element); unbounded dimensions count as empty."""
+    if shape.is_tuple:
+        return sum(_byte_size(s) for s in shape.tuple_shapes)
+    if not shape.is_array or shape.is_unbounded_dynamic:
+        return 0
+    return math.prod(shape.dimensions) * shape.element_type.dtype.itemsize
 
 
 __all__ = [
     "EVALUATOR_OPCODES",
+    "MAX_NESTED_CALLS",
     "KERNELS",
     "TOKEN",
     "DeviceContext",
@@ -233,6 +331,7 @@ __all__ = [
     "Value",
     "array_for",
     "c_contiguous",
+    "check_result_size",
     "evaluate",
     "kernel",
     "literal_from_value",
