@@ -97,18 +97,29 @@ def test_computation_post_order_of_a_long_chain_written_callers_first():
     assert order[:3] == ["c0", "c1", "c2"] and order[-1] == module.entry.name
 
 
-def test_deeply_nested_conditionals_on_the_interpreter_are_a_clear_error():
+def _nested_conditionals(depth: int) -> str:
     computations = ["b0 {\n  p = f32[] parameter(0)\n  ROOT r = f32[] negate(p)\n}"]
-    for i in range(1, 400):
+    for i in range(1, depth):
         computations.append(
             f"b{i} {{\n  p = f32[] parameter(0)\n  t = pred[] constant(true)\n"
             f"  ROOT r = f32[] conditional(t, p, p), true_computation=b{i - 1}, "
             f"false_computation=b{i - 1}\n}}"
         )
-    entry = "ENTRY e {\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=b399\n}"
-    executable = _compile("interpreter", "\n".join(["HloModule q", *computations, entry]))
+    entry = f"ENTRY e {{\n  p = f32[] parameter(0)\n  ROOT r = f32[] call(p), to_apply=b{depth - 1}\n}}"
+    return "\n".join(["HloModule q", *computations, entry])
+
+
+def test_deeply_nested_conditionals_on_the_interpreter_are_a_clear_error():
+    executable = _compile("interpreter", _nested_conditionals(400))
     with pytest.raises(ResourceExhaustedError, match="nest more than"):
         executable(np.float32(1))
+
+
+def test_1500_nested_conditionals_compile_and_run_on_cpu():
+    # The passes' side-effect analysis and the code generator walk the call graph on
+    # explicit stacks: nesting depth is not bounded by Python's recursion limit.
+    executable = _compile("cpu", _nested_conditionals(1500))
+    assert float(executable(np.float32(2))) == -2.0
 
 
 # -- deep nesting in text and values ---------------------------------------------------------

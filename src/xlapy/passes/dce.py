@@ -48,26 +48,39 @@ def _own_side_effect(instruction: HloInstruction) -> bool:
 def has_side_effect(instruction: HloInstruction) -> bool:
     """Whether running ``instruction`` may do more than compute its value (or may give a
     different value each time): see the module docstring for the list."""
-    return _has_side_effect(instruction, {})
-
-
-def _has_side_effect(instruction: HloInstruction, memo: dict[int, bool]) -> bool:
     if _own_side_effect(instruction):
         return True
-    return any(_computation_has_side_effect(c, memo) for c in instruction.called_computations())
-
-
-def _computation_has_side_effect(computation: HloComputation, memo: dict[int, bool]) -> bool:
-    key = id(computation)
-    if key not in memo:
-        memo[key] = False  # a cycle (invalid HLO) must not recurse forever
-        memo[key] = any(_has_side_effect(i, memo) for i in computation.instructions)
-    return memo[key]
+    called = instruction.called_computations()
+    memo = _side_effects_of(called)
+    return any(memo[id(c)] for c in called)
 
 
 def computation_has_side_effect(computation: HloComputation) -> bool:
     """Whether any instruction of ``computation`` (or of what it calls) has a side effect."""
-    return _computation_has_side_effect(computation, {})
+    return _side_effects_of([computation])[id(computation)]
+
+
+def _side_effects_of(roots: list[HloComputation]) -> dict[int, bool]:
+    """Whether each computation reachable from ``roots`` has a side effect, by id: callees
+    first, on an explicit stack, so that deeply nested programs cannot overflow Python's."""
+    memo: dict[int, bool] = {}
+    stack: list[tuple[HloComputation, bool]] = [(c, False) for c in roots]
+    while stack:
+        computation, callees_done = stack.pop()
+        key = id(computation)
+        if callees_done:
+            memo[key] = any(
+                _own_side_effect(i) or any(memo[id(c)] for c in i.called_computations())
+                for i in computation.instructions
+            )
+            continue
+        if key in memo:
+            continue
+        memo[key] = False  # until its callees are known; a cycle (invalid HLO) stops here
+        stack.append((computation, True))
+        for instruction in computation.instructions:
+            stack.extend((c, False) for c in instruction.called_computations() if id(c) not in memo)
+    return memo
 
 
 def has_control_edges(instruction: HloInstruction) -> bool:

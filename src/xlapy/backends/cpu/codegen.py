@@ -86,6 +86,7 @@ class ModuleEmitter:
         self.guard_pages: list[int] = []
         self.buffers: dict[int, ComputationBuffers] = {}
         self._functions: dict[int, ir.Function] = {}
+        self._pending: list[tuple[HloComputation, ir.Function]] = []  # declared, not emitted
         self._names: set[str] = set()
         self.fallback_function = ir.Function(self.ir, FALLBACK_TYPE, "xlapy_fallback")
         self.parallel_for = ir.Function(
@@ -147,17 +148,23 @@ class ModuleEmitter:
 
     # -- computations ----------------------------------------------------------------------
     def computation_function(self, computation: HloComputation) -> ir.Function:
-        """The native function of ``computation`` (emitted on first request)."""
+        """The native function of ``computation``: declared on first request, its body
+        emitted later by ``emit_entry``'s work list, so that computations nested in one
+        another (a conditional in a while body in a conditional...) never nest emitter
+        calls on Python's stack however deep the program goes."""
         key = id(computation)
         if key not in self._functions:
             function = ir.Function(self.ir, COMPUTATION_TYPE, self.unique_name(computation.name))
             function.linkage = "internal" if computation is not self.hlo.entry else "external"
             self._functions[key] = function
-            FunctionEmitter(self, computation, function).emit()
+            self._pending.append((computation, function))
         return self._functions[key]
 
     def emit_entry(self) -> str:
         function = self.computation_function(self.hlo.entry)
+        while self._pending:
+            computation, pending = self._pending.pop()
+            FunctionEmitter(self, computation, pending).emit()
         return function.name
 
 
