@@ -438,3 +438,15 @@ def test_every_error_here_is_an_xla_error():
     # The classes the tests above expect all derive from XlaError (no raw exceptions).
     for cls in (InvalidArgumentError, ParseError, ResourceExhaustedError, UnimplementedError):
         assert issubclass(cls, XlaError)
+
+
+def test_a_walk_that_still_recurses_is_a_clear_error(monkeypatch):
+    # The net under compile: whatever pass or emitter might still recurse too deep.
+    client = xlapy.local_client("cpu")
+
+    def recurse(module, options):  # noqa: ANN001, ANN202
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(client._backend, "compile", recurse)
+    with pytest.raises(ResourceExhaustedError, match="nests deeper than this compiler"):
+        client.compile(parse_module(_nested_conditionals(3)))

@@ -10,6 +10,7 @@ arrays. This module is the one place that ties a computation to a backend.
 from __future__ import annotations
 
 import itertools
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from .errors import (
     FailedPreconditionError,
     InvalidArgumentError,
     NotFoundError,
+    ResourceExhaustedError,
     UnimplementedError,
 )
 from .hlo.module import HloModule
@@ -409,7 +411,18 @@ class LocalClient:
         module = module.clone()
         module.replica_count = options.num_replicas
         module.num_partitions = options.num_partitions
-        backend_executable = self._backend.compile(module, self._adapt_options(options))
+        try:
+            backend_executable = self._backend.compile(module, self._adapt_options(options))
+        except RecursionError:
+            # The walks over the graph and the call graph use explicit stacks; this is
+            # the net under any walk that still recurses, so that the user is told what
+            # to change rather than shown Python's stack.
+            raise ResourceExhaustedError(
+                f"compiling {module.name} for {self.platform}: the program nests deeper "
+                f"than this compiler can follow (Python's recursion limit is "
+                f"{sys.getrecursionlimit()}); flatten the nesting of calls, control flow "
+                "or tuples"
+            ) from None
         return Executable(self, module, backend_executable, options)
 
     def execute(
