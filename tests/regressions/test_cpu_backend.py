@@ -119,3 +119,29 @@ def test_domain_errors_give_the_default_nan_with_its_sign():
                 want = xlapy.local_client("interpreter").compile(parse_module(text))(x)
             got = xlapy.local_client("cpu").compile(parse_module(text))(x)
             assert got.view(bits).tolist() == want.view(bits).tolist(), (op, t)
+
+
+def test_dynamic_reshape_of_an_empty_operand_reads_nothing_and_still_checks_sizes():
+    # The kernel loaded element 0 of the (empty) operand for lanes outside the dynamic
+    # sizes: guard mode faulted there. And with an empty result the size check was
+    # skipped along with the code (sizes outside the bounds must still be an error).
+    import pytest
+
+    import xlapy
+    from xlapy.hlo import parse_module
+
+    def compile_(text: str):  # noqa: ANN202
+        options = xlapy.CompileOptions(backend_options={"guard_buffers": "after"})
+        return xlapy.local_client("cpu").compile(parse_module(text), options)
+
+    padded = compile_("""HloModule d
+ENTRY e { x = f32[0] parameter(0)
+  s = s32[] parameter(1)
+  ROOT y = f32[<=3] dynamic-reshape(x, s) }""")
+    np.testing.assert_array_equal(padded(np.zeros(0, np.float32), np.int32(0)), np.zeros(3))
+    empty = compile_("""HloModule d
+ENTRY e { x = f32[0] parameter(0)
+  s = s32[] parameter(1)
+  ROOT y = f32[<=0] dynamic-reshape(x, s) }""")
+    with pytest.raises(xlapy.errors.InvalidArgumentError, match="outside"):
+        empty(np.zeros(0, np.float32), np.int32(1))

@@ -357,10 +357,12 @@ class FunctionEmitter:
             fallback.emit_fallback(self, instruction, str(reason))
 
 
-# Instructions whose run matters beyond their result, even when it has no elements.
+# Instructions whose run matters beyond their result, even when it has no elements:
+# control flow, RNG state, and checks of run-time values (dynamic-reshape's sizes).
 _ALWAYS_RUN = frozenset(
-    {Op.WHILE, Op.CONDITIONAL, Op.CALL, Op.RNG, Op.RNG_GET_AND_UPDATE_STATE, Op.RNG_BIT_GENERATOR}
-)
+    {Op.WHILE, Op.CONDITIONAL, Op.CALL, Op.RNG, Op.RNG_GET_AND_UPDATE_STATE,
+     Op.RNG_BIT_GENERATOR, Op.DYNAMIC_RESHAPE}
+)  # fmt: skip
 
 
 def _computes_nothing(emitter: FunctionEmitter, instruction: HloInstruction) -> bool:

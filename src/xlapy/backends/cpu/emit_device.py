@@ -164,9 +164,14 @@ def _dynamic_reshape(fe: FunctionEmitter, instruction: HloInstruction) -> None:
             inside = kb.and_(inside, kb.icmp_signed("<", index, dynamic[d]))
             linear = kb.add(linear, kb.mul(index, stride))
             stride = kb.mul(stride, dynamic[d])
-        safe = kb.select(inside, linear, i64(0))
-        value = kb.load(kb.gep(x, [safe]))
-        kb.store(kb.select(inside, value, zero), kb.gep(y, [n]))
+        if operand.shape.element_count() == 0:
+            # Nothing can be inside (the sizes' product is at most 0), and the load of
+            # element 0 that the lanes outside make would read an empty buffer.
+            kb.store(zero, kb.gep(y, [n]))
+        else:
+            safe = kb.select(inside, linear, i64(0))
+            value = kb.load(kb.gep(x, [safe]))
+            kb.store(kb.select(inside, value, zero), kb.gep(y, [n]))
     kernel.finish()
     pointers = [fe.pointer(source), fe.pointer(out), table]
     fe.call_kernel(kernel.function, pointers, total, total >= PARALLEL_MIN_ELEMENTS)

@@ -242,19 +242,28 @@ def new_module(name: str) -> ir.Module:
 
 
 class _Engine:
-    """An MCJIT engine and the context its module lives in, freed together (engine
-    first: it owns the module, which needs the context)."""
+    """An MCJIT engine and the context its module lives in, freed together, engine first
+    (it owns the module, which needs the context), under the lock.
+
+    llvmlite's wrappers would each free their object from their own ``__del__``, and the
+    garbage collector finalizes the objects of a reference cycle in no fixed order: a
+    context freed before its engine made the engine's disposal crash (seen under guard
+    mode, where executables live in cycles more often). So the wrappers are marked as
+    owned (they never free anything) and this object frees both through the raw
+    pointers it took."""
 
     def __init__(self, engine: llvm.ExecutionEngine, context: llvm.ContextRef) -> None:
-        self.engine = engine
-        self.context = context
+        self._engine_pointer = engine._ptr
+        self._context_pointer = context._ptr
+        engine._owned = True
+        context._owned = True
 
-    def __del__(self, lock: threading.RLock = _lock) -> None:
-        # (The lock is bound at definition: at interpreter exit the module's globals may
-        # already be gone when the last engines are collected.)
+    def __del__(self, lock: threading.RLock = _lock, lib: object = llvm.ffi.lib) -> None:
+        # (Bound at definition: at interpreter exit the module's globals may already be
+        # gone when the last engines are collected.)
         with lock:
-            self.engine.close()
-            self.context.close()
+            lib.LLVMPY_DisposeExecutionEngine(self._engine_pointer)
+            lib.LLVMPY_ContextDispose(self._context_pointer)
 
 
 @dataclass
