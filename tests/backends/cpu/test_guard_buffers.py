@@ -29,8 +29,10 @@ ENTRY e { a = f32[33,17] parameter(0)
   d = f32[33,5] dot(x, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   r = f32[33] reduce(d, c), dimensions={1}, to_apply=add
   ROOT t = (f32[33,5], f32[33]) tuple(d, r) }""",
-        [np.linspace(0, 0.1, 33 * 17, dtype=np.float32).reshape(33, 17),
-         np.linspace(-1, 1, 17 * 5, dtype=np.float32).reshape(17, 5)],
+        [
+            np.linspace(0, 0.1, 33 * 17, dtype=np.float32).reshape(33, 17),
+            np.linspace(-1, 1, 17 * 5, dtype=np.float32).reshape(17, 5),
+        ],
     ),
     "while_loop": (
         """HloModule w
@@ -61,8 +63,12 @@ ENTRY e { a = s32[0,5] parameter(0)
   x = s64[0,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   y = s32[2,3] dot(c, d), lhs_contracting_dims={1}, rhs_contracting_dims={0}
   ROOT t = (s64[0,4], s32[2,3]) tuple(x, y) }""",
-        [np.zeros((0, 5), np.int32), np.ones((5, 4), np.int32),
-         np.zeros((2, 0), np.int32), np.zeros((0, 3), np.int32)],
+        [
+            np.zeros((0, 5), np.int32),
+            np.ones((5, 4), np.int32),
+            np.zeros((2, 0), np.int32),
+            np.zeros((0, 3), np.int32),
+        ],
     ),
     "sort_and_fft": (
         """HloModule s
@@ -89,9 +95,7 @@ def test_guarded_runs_give_the_unguarded_results(name: str, mode: str) -> None:
     client = xlapy.local_client("cpu")
     module = xlapy.hlo.parse_module(text)
     plain = client.compile(module, xlapy.CompileOptions(backend_options={"guard_buffers": None}))
-    guarded = client.compile(
-        module, xlapy.CompileOptions(backend_options={"guard_buffers": mode})
-    )
+    guarded = client.compile(module, xlapy.CompileOptions(backend_options={"guard_buffers": mode}))
     program = guarded._executable.program
     assert program.guard == mode and program.guard_pages
     expected = _flat(plain(*arguments))
@@ -184,3 +188,143 @@ def test_guard_pages_catch_the_empty_dot_that_corrupted_the_heap() -> None:
     )
     assert "compiled" in run.stdout, run.stderr
     assert run.returncode == -signal.SIGSEGV, (run.returncode, run.stdout, run.stderr)
+
+
+# Zero-size dimensions in every position an emitter might forget (operands, results,
+# contracting and window dimensions), each run under guard pages against the interpreter.
+EMPTY_DIMENSIONS = {
+    "pad": (
+        """HloModule p
+ENTRY e { x = f32[0,3] parameter(0)
+  z = f32[] constant(7)
+  ROOT y = f32[4,3] pad(x, z), padding=2_2x0_0 }""",
+        [np.zeros((0, 3), np.float32)],
+    ),
+    "concat": (
+        """HloModule p
+ENTRY e { x = f32[0,3] parameter(0)
+  w = f32[2,3] parameter(1)
+  ROOT y = f32[2,3] concatenate(x, w), dimensions={0} }""",
+        [np.zeros((0, 3), np.float32), np.ones((2, 3), np.float32)],
+    ),
+    "reduce": (
+        """HloModule p
+add { a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b) }
+ENTRY e { x = f32[3,0] parameter(0)
+  z = f32[] constant(0)
+  ROOT y = f32[3] reduce(x, z), dimensions={1}, to_apply=add }""",
+        [np.zeros((3, 0), np.float32)],
+    ),
+    "reduce_window": (
+        """HloModule p
+add { a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b) }
+ENTRY e { x = f32[0] parameter(0)
+  z = f32[] constant(0)
+  ROOT y = f32[3] reduce-window(x, z), window={size=2 pad=2_2}, to_apply=add }""",
+        [np.zeros((0,), np.float32)],
+    ),
+    "dot_k0": (
+        """HloModule p
+ENTRY e { a = f32[4,0] parameter(0)
+  b = f32[0,5] parameter(1)
+  ROOT d = f32[4,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0} }""",
+        [np.zeros((4, 0), np.float32), np.zeros((0, 5), np.float32)],
+    ),
+    "idot_k0": (
+        """HloModule p
+ENTRY e { a = s32[4,0] parameter(0)
+  b = s32[0,5] parameter(1)
+  ROOT d = s32[4,5] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0} }""",
+        [np.zeros((4, 0), np.int32), np.zeros((0, 5), np.int32)],
+    ),
+    "dynamic_slice_empty": (
+        """HloModule p
+ENTRY e { x = f32[0,3] parameter(0)
+  i = s32[] parameter(1)
+  ROOT y = f32[0,2] dynamic-slice(x, i, i), dynamic_slice_sizes={0,2} }""",
+        [np.zeros((0, 3), np.float32), np.int32(1)],
+    ),
+    "dus_empty_update": (
+        """HloModule p
+ENTRY e { x = f32[4,3] parameter(0)
+  u = f32[0,3] parameter(1)
+  i = s32[] parameter(2)
+  ROOT y = f32[4,3] dynamic-update-slice(x, u, i, i) }""",
+        [np.ones((4, 3), np.float32), np.zeros((0, 3), np.float32), np.int32(9)],
+    ),
+    "scatter_empty": (
+        """HloModule p
+add { a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b) }
+ENTRY e { x = f32[4,3] parameter(0)
+  i = s32[0,1] parameter(1)
+  u = f32[0,3] parameter(2)
+  ROOT y = f32[4,3] scatter(x, i, u), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=add }""",
+        [np.ones((4, 3), np.float32), np.zeros((0, 1), np.int32), np.zeros((0, 3), np.float32)],
+    ),
+    "sort_empty_rows": (
+        """HloModule p
+lt { a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=LT }
+ENTRY e { x = f32[3,0] parameter(0)
+  ROOT y = f32[3,0] sort(x), dimensions={1}, to_apply=lt }""",
+        [np.zeros((3, 0), np.float32)],
+    ),
+    "broadcast_empty": (
+        """HloModule p
+ENTRY e { x = f32[0] parameter(0)
+  ROOT y = f32[3,0] broadcast(x), dimensions={1} }""",
+        [np.zeros((0,), np.float32)],
+    ),
+    "conv_empty_batch": (
+        """HloModule p
+ENTRY e { x = f32[0,5,5,2] parameter(0)
+  k = f32[3,3,2,4] parameter(1)
+  ROOT y = f32[0,3,3,4] convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f }""",
+        [np.zeros((0, 5, 5, 2), np.float32), np.ones((3, 3, 2, 4), np.float32)],
+    ),
+    "conv_empty_features": (
+        """HloModule p
+ENTRY e { x = f32[1,5,5,0] parameter(0)
+  k = f32[3,3,0,4] parameter(1)
+  ROOT y = f32[1,3,3,4] convolution(x, k), window={size=3x3}, dim_labels=b01f_01io->b01f }""",
+        [np.zeros((1, 5, 5, 0), np.float32), np.ones((3, 3, 0, 4), np.float32)],
+    ),
+    "fft_empty": (
+        """HloModule p
+ENTRY e { x = c64[0,8] parameter(0)
+  ROOT y = c64[0,8] fft(x), fft_type=FFT, fft_length={8} }""",
+        [np.zeros((0, 8), np.complex64)],
+    ),
+    "iota_concat": (
+        """HloModule p
+ENTRY e { x = s32[0] parameter(0)
+  i = s32[5] iota(), iota_dimension=0
+  ROOT y = s32[5] concatenate(x, i), dimensions={0} }""",
+        [np.zeros((0,), np.int32)],
+    ),
+    "reduce_precision_slice": (
+        """HloModule p
+ENTRY e { x = f32[4] parameter(0)
+  s = f32[0] slice(x), slice={[2:2]}
+  ROOT t = (f32[0], f32[4]) tuple(s, x) }""",
+        [np.ones(4, np.float32)],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY_DIMENSIONS))
+def test_empty_dimensions_touch_no_memory_out_of_bounds(name: str) -> None:
+    text, arguments = EMPTY_DIMENSIONS[name]
+    module = xlapy.hlo.parse_module(text)
+    options = xlapy.CompileOptions(backend_options={"guard_buffers": "after"})
+    got = _flat(xlapy.local_client("cpu").compile(module, options)(*arguments))
+    want = _flat(xlapy.local_client("interpreter").compile(module)(*arguments))
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
