@@ -67,7 +67,10 @@ def _cache_key(module: HloModule, options: CpuOptions, target: jit.Target) -> st
     text = module.to_text() + "\n" + _custom_call_targets(module)
     shape = str(module.entry.program_shape)
     disabled = ",".join(sorted(options.disabled_passes))
-    knobs = f"{options.opt_level}|{options.num_replicas}|{options.num_partitions}|{disabled}"
+    knobs = (
+        f"{options.opt_level}|{options.num_replicas}|{options.num_partitions}|{disabled}"
+        f"|guard={options.guard_buffers}"
+    )
     return hashlib.sha256(f"{knobs}|{target.key}\n{shape}\n{text}".encode()).hexdigest()
 
 
@@ -174,7 +177,7 @@ class CpuBackend:
                     except NotFoundError:
                         raise missing from None
         target = target_of(options)
-        if not options.cache or options.dump_dir or options.passes or options.guard_buffers:
+        if not options.cache or options.dump_dir or options.passes:
             return CpuExecutable(compile_program(module, options, target), options)
         key = _cache_key(module, options, target)
         with _cache_lock:
