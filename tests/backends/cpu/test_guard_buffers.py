@@ -187,7 +187,13 @@ def test_guard_pages_catch_the_empty_dot_that_corrupted_the_heap() -> None:
         timeout=120,
     )
     assert "compiled" in run.stdout, run.stderr
-    assert run.returncode == -signal.SIGSEGV, (run.returncode, run.stdout, run.stderr)
+    # The index check stops the first read of the empty operand (SIGILL); without it the
+    # guard page past the empty output stops the first write (SIGSEGV).
+    assert run.returncode in (-signal.SIGILL, -signal.SIGSEGV), (
+        run.returncode,
+        run.stdout,
+        run.stderr,
+    )
 
 
 # Zero-size dimensions in every position an emitter might forget (operands, results,
@@ -328,3 +334,38 @@ def test_empty_dimensions_touch_no_memory_out_of_bounds(name: str) -> None:
     want = _flat(xlapy.local_client("interpreter").compile(module)(*arguments))
     for g, w in zip(got, want, strict=True):
         np.testing.assert_array_equal(g, w)
+
+
+_UNCLAMPED_GATHER = textwrap.dedent(
+    """
+    import numpy as np
+    import xlapy
+    from xlapy.backends.cpu import emit_gather
+
+    # Plant the bug: gather row indices are no longer clamped to the table.
+    emit_gather.start_index = lambda b, raw, et, limit: b.sext(raw, emit_gather.ir.IntType(64))
+    module = xlapy.hlo.parse_module('''HloModule g
+    ENTRY e { t = f32[8,4] parameter(0)
+      i = s32[3,1] parameter(1)
+      ROOT g = f32[3,4] gather(t, i), offset_dims={1}, collapsed_slice_dims={0},
+        start_index_map={0}, index_vector_dim=1, slice_sizes={1,4} }''')
+    options = xlapy.CompileOptions(backend_options={"guard_buffers": "after"})
+    executable = xlapy.local_client("cpu").compile(module, options)
+    print("compiled", flush=True)
+    table = np.ones((8, 4), np.float32)
+    executable(table, np.array([[1], [2], [3]], np.int32))
+    print("in range ran", flush=True)
+    executable(table, np.array([[1], [100000], [3]], np.int32))
+    print("the stray read went unnoticed", flush=True)
+    """
+)
+
+
+def test_guard_mode_checks_indices_that_come_from_data() -> None:
+    # Row 100000 of an 8-row table is far past any guard page: the index check stops
+    # the program on a trap instruction (SIGILL) before the read.
+    run = subprocess.run(
+        [sys.executable, "-c", _UNCLAMPED_GATHER], capture_output=True, text=True, timeout=120
+    )
+    assert "in range ran" in run.stdout, (run.stdout, run.stderr)
+    assert run.returncode == -signal.SIGILL, (run.returncode, run.stdout, run.stderr)

@@ -162,9 +162,10 @@ class ModuleEmitter:
 
     def emit_entry(self) -> str:
         function = self.computation_function(self.hlo.entry)
-        while self._pending:
-            computation, pending = self._pending.pop()
-            FunctionEmitter(self, computation, pending).emit()
+        with guarded_memory.checking_indices(bool(self.guard)):
+            while self._pending:
+                computation, pending = self._pending.pop()
+                FunctionEmitter(self, computation, pending).emit()
         return function.name
 
 

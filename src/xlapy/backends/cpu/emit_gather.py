@@ -17,7 +17,7 @@ from .buffers import Slot
 from .codegen import FunctionEmitter, thunk_emitter
 from .emit_loops import PARALLEL_MIN_ELEMENTS, Kernel
 from .generators import start_index
-from .ir_support import for_range, i64, typed_pointer
+from .ir_support import checked_index, for_range, i64, typed_pointer
 from .llvm_types import I8_PTR, NotEmittable, llvm_type
 
 Op = HloOpcode
@@ -64,7 +64,7 @@ def _gather(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         memcpy = fe.m.ir.declare_intrinsic("llvm.memcpy", [I8_PTR, I8_PTR, ir.IntType(64)])
         with for_range(b, kernel.start, kernel.stop, "n") as n:
             raw = b.load(b.gep(typed_indices, [n]))
-            row = start_index(b, raw, et_index, rows - 1)
+            row = checked_index(b, start_index(b, raw, et_index, rows - 1), rows)
             b.call(
                 memcpy,
                 [

@@ -20,7 +20,7 @@ from ...hlo.opcode import HloOpcode
 from .buffers import Slot
 from .codegen import FunctionEmitter, thunk_emitter
 from .emit_loops import Kernel, emit_scalar_computation
-from .ir_support import for_range, i64, typed_pointer
+from .ir_support import checked_index, for_range, i64, typed_pointer
 from .llvm_types import NotEmittable, llvm_type
 
 Op = HloOpcode
@@ -81,7 +81,8 @@ def _scatter(fe: FunctionEmitter, instruction: HloInstruction) -> None:
             )
             with b.if_then(inside):
                 with for_range(b, 0, width, "w") as w:
-                    slot = b.gep(target, [b.add(b.mul(row, i64(width)), w)])
+                    position = b.add(b.mul(row, i64(width)), w)
+                    slot = b.gep(target, [checked_index(b, position, rows * width)])
                     update = b.load(b.gep(update_pointer, [b.add(b.mul(n, i64(width)), w)]))
                     (combined,) = emit_scalar_computation(
                         b, instruction.to_apply, [b.load(slot), update]

@@ -17,7 +17,7 @@ from .buffers import Slot
 from .codegen import FunctionEmitter, thunk_emitter
 from .emit_loops import Kernel, _nest
 from .generators import buffer_reader, start_index
-from .ir_support import Index, i64, typed_pointer
+from .ir_support import Index, checked_index, i64, typed_pointer
 from .llvm_types import NotEmittable, llvm_type
 
 Op = HloOpcode
@@ -51,7 +51,8 @@ def _dynamic_update_slice(fe: FunctionEmitter, instruction: HloInstruction) -> N
         def body(index: Index) -> None:
             multi = index.multi(b)
             position = Index(dims, multi=[b.add(m, o) for m, o in zip(multi, offsets, strict=True)])
-            destination = b.gep(target, [position.linear(b)]) if dims else target
+            linear = checked_index(b, position.linear(b), math.prod(dims)) if dims else None
+            destination = b.gep(target, [linear]) if dims else target
             b.store(read(b, index), destination)
 
         if math.prod(update_dims) == 0:

@@ -21,6 +21,7 @@ then runs through the interpreter's kernel rather than overflowing the stack.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -31,7 +32,7 @@ from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
 from ...hlo.opcode import HloOpcode
 from ...types import PrimitiveType
-from .ir_support import I64, Index, i64, load_element, typed_pointer
+from .ir_support import I64, Index, checked_index, i64, load_element, typed_pointer
 from .llvm_types import NotEmittable, llvm_type
 
 Op = HloOpcode
@@ -219,17 +220,14 @@ def computation_generator(
 def buffer_reader(pointer: ir.Value, element_type: PrimitiveType, dims: Sequence[int]) -> Generator:
     """A generator reading a row-major buffer (``pointer`` is an i8*)."""
 
+    count = math.prod(dims)
+
     def read(b: ir.IRBuilder, index: Index) -> ir.Value:
         typed = typed_pointer(b, pointer, element_type)
         if not dims:
             return load_element(b, typed)
-        return load_element(
-            b,
-            b.gep(
-                typed,
-                [index.with_dims(dims).linear(b) if index.dims != tuple(dims) else index.linear(b)],
-            ),
-        )
+        linear = index.with_dims(dims).linear(b) if index.dims != tuple(dims) else index.linear(b)
+        return load_element(b, b.gep(typed, [checked_index(b, linear, count)]))
 
     return read
 

@@ -17,18 +17,26 @@ Turn it on per compile with ``backend_options={"guard_buffers": "after"}``
 pages per buffer and a copy of every argument and result, so it is a
 debugging tool, not a way to run.
 
-What it does not catch: an access that jumps over the guard page into
-another mapping, reads of the unused bytes between a buffer and the page
-boundary on its far side (run both modes to cover both ends), and stack
-buffers of the native code itself.
+Native code also checks the element indices that come from data (gathers,
+scatters, dynamic slices and updates, every read through a generator) against
+the buffer they index, and stops on a trap instruction (SIGILL) at the first
+one outside it: an index far enough off would jump over a guard page.
+
+What it does not catch: an access computed from loop bounds alone that jumps
+over the guard page into another mapping, reads of the unused bytes between a
+buffer and the page boundary on its far side (run both modes to cover both
+ends), and stack buffers of the native code itself.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import ctypes
 import ctypes.util
 import mmap
 import os
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -43,6 +51,24 @@ _PROT_READ = 1
 _libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
 _libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
 _libc.mprotect.restype = ctypes.c_int
+
+
+_checking = contextvars.ContextVar("xlapy_check_indices", default=False)
+
+
+@contextlib.contextmanager
+def checking_indices(enabled: bool) -> Iterator[None]:
+    """While emitting one module (in the compiling thread): whether emitters add index
+    checks (``ir_support.checked_index``)."""
+    token = _checking.set(enabled)
+    try:
+        yield
+    finally:
+        _checking.reset(token)
+
+
+def indices_checked() -> bool:
+    return _checking.get()
 
 
 def mode_from(value: object) -> str | None:

@@ -15,7 +15,8 @@ from collections.abc import Iterator, Sequence
 from llvmlite import ir
 
 from ...types import PrimitiveType
-from .llvm_types import I8_PTR, I64, llvm_type
+from . import guarded_memory
+from .llvm_types import I8_PTR, I64, VOID, llvm_type
 
 
 def i64(value: int) -> ir.Constant:
@@ -25,6 +26,20 @@ def i64(value: int) -> ir.Constant:
 def typed_pointer(b: ir.IRBuilder, raw: ir.Value, element_type: PrimitiveType) -> ir.Value:
     """``raw`` (an i8*) as a pointer to elements of ``element_type``."""
     return b.bitcast(raw, llvm_type(element_type).as_pointer())
+
+
+def checked_index(b: ir.IRBuilder, index: ir.Value, count: int) -> ir.Value:
+    """``index`` (an i64 element index into a buffer of ``count`` elements), checked in
+    guard mode: outside ``[0, count)`` the code stops on a trap instruction right there
+    (``guarded_memory``); otherwise no code at all."""
+    if guarded_memory.indices_checked():
+        module = b.module
+        trap = module.globals.get("llvm.trap") or ir.Function(
+            module, ir.FunctionType(VOID, []), "llvm.trap"
+        )
+        with b.if_then(b.icmp_unsigned(">=", index, i64(count)), likely=False):
+            b.call(trap, [])
+    return index
 
 
 def load_element(b: ir.IRBuilder, pointer: ir.Value) -> ir.Value:
