@@ -87,3 +87,70 @@ def test_infinite_while_is_interrupted_through_the_fast_call() -> None:
 
 def test_infinite_while_is_interrupted_through_literals() -> None:
     _assert_interrupted_soon(_interrupt("literal"))
+
+
+_SIGNAL_BEFORE_PYTHON = textwrap.dedent(
+    """
+    import ctypes, sys
+    import numpy as np
+    import xlapy
+    from xlapy.hlo import parse_module
+
+    # A C target that sends SIGINT to the process: the signal is pending when native
+    # code next calls into Python (the Python target below), so Python's handler raises
+    # KeyboardInterrupt at the very entry of the callback, before any of its code runs.
+    library = ctypes.CDLL(sys.argv[1])
+    xlapy.register_custom_call("xlapy_test_send_sigint", library.send_sigint)
+    ran = []
+    xlapy.register_custom_call(
+        "xlapy_test_after_signal", lambda a: (ran.append(1), np.asarray(a) * 2)[1]
+    )
+    executable = xlapy.local_client("cpu").compile(parse_module('''HloModule s
+    ENTRY e { x = f32[4] parameter(0)
+      a = f32[4] custom-call(x), custom_call_target="xlapy_test_send_sigint"
+      ROOT b = f32[4] custom-call(a), custom_call_target="xlapy_test_after_signal" }'''))
+    for call in (
+        lambda: executable(np.ones(4, np.float32)),
+        lambda: executable.execute_literals([xlapy.Literal.from_numpy(np.ones(4, np.float32))]),
+    ):
+        try:
+            result = call()
+            print("no interrupt; python target ran:", bool(ran), result, flush=True)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+    """
+)
+
+_SEND_SIGINT_C = """
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+void send_sigint(void* out, void** in) {
+  memcpy(out, in[0], 4 * sizeof(float));
+  kill(getpid(), SIGINT);
+}
+"""
+
+
+def test_a_signal_pending_as_native_code_calls_python_interrupts(tmp_path):
+    # A callback stopped at its entry returned whatever its return register held, so a
+    # run could go on as if the call had succeeded; the status now comes through memory
+    # the native caller presets to "interrupted".
+    import shutil
+
+    import pytest
+
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        pytest.skip("needs a C compiler to build the signalling custom-call target")
+    source = tmp_path / "send_sigint.c"
+    source.write_text(_SEND_SIGINT_C)
+    library = tmp_path / "libsend_sigint.so"
+    subprocess.run([compiler, "-shared", "-fPIC", "-o", str(library), str(source)], check=True)
+    run = subprocess.run(
+        [sys.executable, "-c", _SIGNAL_BEFORE_PYTHON, str(library)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.stdout.splitlines() == ["interrupted", "interrupted"], (run.stdout, run.stderr)

@@ -95,7 +95,6 @@ def compile_program(
 
     start = time.perf_counter()
     runtime_ir.ensure_runtime()
-    jit.register_symbol("xlapy_fallback", fallback.dispatch_address())
     emitter = ModuleEmitter(optimized, options)
     entry_name = emitter.emit_entry()
     fast_name = None

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, run_on_devices
-from ...errors import InternalError, InvalidArgumentError, XlaError
+from ...errors import InvalidArgumentError, XlaError
 from ...hlo.module import HloModule
 from ...literal import Literal
 from ...memory import check_allocation
@@ -262,7 +262,7 @@ class CpuExecutable:
                     [np.asarray(a) if isinstance(a, np.generic) else a for a in arguments]
                 )
             return None
-        raise error if error is not None else InternalError(f"native code returned status {status}")
+        raise fallback.status_error(status, error)
 
     def execute(self, arguments: Sequence[Literal]) -> Literal:
         if self.num_devices != 1:
@@ -330,11 +330,7 @@ class CpuExecutable:
         )
         if status != 0:
             error, run.error = run.error, None
-            raise (
-                error
-                if error is not None
-                else InternalError(f"native code returned status {status}")
-            )
+            raise fallback.status_error(status, error)
         if guard:  # results leave the guarded mappings, which go away with the call
             outputs = [np.array(out, copy=True) for out in outputs]
         leaves = [

@@ -275,22 +275,51 @@ def unregister_run(key: int) -> None:
         _runs.pop(key, None)
 
 
-@ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int64, ctypes.POINTER(ctypes.c_void_p))
-def _dispatch(ctx: int, thunk: int, pointers: Any) -> int:
+# The status of a call into Python that never ran: a signal handler raised (Ctrl-C's
+# KeyboardInterrupt) as the callback was entered, before any of its code could catch it.
+INTERRUPTED = 3
+
+
+@ctypes.CFUNCTYPE(
+    None,
+    ctypes.c_void_p,
+    ctypes.c_int64,
+    ctypes.POINTER(ctypes.c_void_p),
+    ctypes.POINTER(ctypes.c_int32),
+)
+def _dispatch(ctx: int, thunk: int, pointers: Any, status: Any) -> None:
+    """Run thunk ``thunk`` of the run ``ctx`` names; the outcome goes to ``status[0]``,
+    which the native caller set to ``INTERRUPTED`` (``runtime_ir``'s ``xlapy_fallback``):
+    Python runs pending signal handlers on entering a function, and an exception raised
+    there escapes every ``try`` here, so only a status written by the caller survives it
+    (a returned one would be whatever the return register held)."""
     run = _runs.get(ctypes.c_int64.from_address(ctx).value) if ctx else None
     if run is None:
-        return 2
+        status[0] = 2
+        return
     try:
         run.thunks[thunk].run(run.ctx, pointers)
-        return 0
+        status[0] = 0
     except BaseException as e:  # noqa: BLE001  (re-raised by the executable after the run)
         if run.error is None:
             run.error = e
-        return 1
+        status[0] = 1
 
 
 def dispatch_address() -> int:
     return ctypes.cast(_dispatch, ctypes.c_void_p).value or 0
+
+
+def status_error(status: int, error: BaseException | None) -> BaseException:
+    """What a run that returned ``status`` raises: the error a thunk kept, else for a call
+    into Python that a signal handler stopped at its entry a ``KeyboardInterrupt``."""
+    if error is not None:
+        return error
+    if status == INTERRUPTED:
+        return KeyboardInterrupt("interrupted while native code called into Python")
+    from ...errors import InternalError
+
+    return InternalError(f"native code returned status {status}")
 
 
 __all__ = [

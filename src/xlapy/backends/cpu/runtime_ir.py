@@ -32,7 +32,7 @@ import ctypes
 import os
 import threading
 
-from . import jit
+from . import fallback, jit
 
 _RUNTIME_IR = r"""
 %task = type { void (i8**, i64, i64)*, i8**, i64, i64 }
@@ -457,6 +457,21 @@ _PYTHON_API = (
     "PyErr_NormalizeException",
 )
 
+# Every call from native code into Python (``codegen``'s ``xlapy_fallback``) goes through
+# this trampoline, which presets the status to ``fallback.INTERRUPTED``: see
+# ``fallback._dispatch`` for why the callback cannot be trusted to return one.
+_DISPATCH_IR = r"""
+declare void @xlapy_python_dispatch(i8*, i64, i8**, i32*)
+
+define i32 @xlapy_fallback(i8* %ctx, i64 %thunk, i8** %pointers) {
+  %status = alloca i32
+  store volatile i32 {interrupted}, i32* %status
+  call void @xlapy_python_dispatch(i8* %ctx, i64 %thunk, i8** %pointers, i32* %status)
+  %result = load volatile i32, i32* %status
+  ret i32 %result
+}
+""".replace("{interrupted}", str(fallback.INTERRUPTED))
+
 _lock = threading.Lock()
 _code: list[object] = []
 
@@ -472,12 +487,13 @@ def ensure_runtime() -> None:
         for name in _PYTHON_API:
             address = ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
             jit.register_symbol(name, address or 0)
-        module = llvm.parse_assembly(_RUNTIME_IR + _FORK_IR + _POLL_IR)
+        jit.register_symbol("xlapy_python_dispatch", fallback.dispatch_address())
+        module = llvm.parse_assembly(_RUNTIME_IR + _FORK_IR + _POLL_IR + _DISPATCH_IR)
         module.triple = jit.host_triple()
         module.verify()
         engine = llvm.create_mcjit_compiler(module, jit._new_target_machine())
         engine.finalize_object()
-        for name in ("xlapy_parallel_for", "xlapy_poll_interrupt"):
+        for name in ("xlapy_parallel_for", "xlapy_poll_interrupt", "xlapy_fallback"):
             jit.register_symbol(name, engine.get_function_address(name))
         _code.append(engine)
         set_main_thread = ctypes.CFUNCTYPE(None, ctypes.c_uint64)(
