@@ -57,6 +57,9 @@ SCRIPT = textwrap.dedent(
            "literal": lambda: executable.execute_literals([xlapy.Literal.from_numpy(n)])}[
         sys.argv[1]
     ]
+    # A process started in the background inherits SIGINT ignored, and then Python
+    # installs no handler for it: put Python's own back, as an interactive run has it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
     start = time.perf_counter()
     try:
@@ -91,10 +94,12 @@ def test_infinite_while_is_interrupted_through_literals() -> None:
 
 _SIGNAL_BEFORE_PYTHON = textwrap.dedent(
     """
-    import ctypes, sys
+    import ctypes, signal, sys
     import numpy as np
     import xlapy
     from xlapy.hlo import parse_module
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # (as in SCRIPT)
 
     # A C target that sends SIGINT to the process: the signal is pending when native
     # code next calls into Python (the Python target below), so Python's handler raises
