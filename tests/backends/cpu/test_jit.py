@@ -127,3 +127,17 @@ def test_compiling_keeps_little_native_memory():
     gc.collect()
     per_compile = (_heap_bytes() - before) / count
     assert per_compile < 12_000, f"{per_compile:.0f} bytes kept per compile"
+
+
+def test_code_in_a_garbage_cycle_is_freed_safely():
+    # The collector finalizes the objects of a cycle in no fixed order: llvmlite's own
+    # wrappers once freed a context before the engine whose module lives in it, and the
+    # engine's disposal then crashed. The owner frees both, engine first.
+    module = _square_module()
+    for _ in range(40):
+        code = jit.compile_module(module)
+        assert code.cfunction("f", ctypes.c_double, ctypes.c_double)(2.0) == 4.0
+        cycle: list = [code]
+        cycle.append(cycle)
+        del code, cycle
+        gc.collect()
