@@ -321,10 +321,13 @@ def test_emitted_code_is_branch_free():
 
 @pytest.mark.parametrize("spec", VECTORIZED, ids=lambda s: f"{s[0]}-{s[1][0].hlo_name}")
 def test_loops_around_the_code_vectorize(spec):
+    # For the AVX2 floor of this project's machines (x86-64-v3), whatever the host or
+    # XLAPY_CPU_TARGET: an SSE-only target has no vector popcnt, 64-bit arithmetic shift
+    # or f16 conversion, and rightly leaves some of these loops scalar. Compiled, not run.
     root = instruction(spec)
     module = jit.new_module("vectorize")
     _add_loop(module, "k", lambda b, v: emit_elemental(b, root, v), spec[1], spec[2])
-    code = jit.compile_module(module, keep_ir=True)
+    code = jit.compile_module(module, keep_ir=True, target=jit.resolve_target("x86-64-v3"))
     assert "<2 x" in code.optimized_ir or any(
         f"<{n} x" in code.optimized_ir for n in (4, 8, 16, 32, 64)
     ), spec
