@@ -209,7 +209,7 @@ def test_sub_builders_and_embedded_computations():
     add = sub.build(ops.Add(p, q))
     assert add.program_shape.result.compatible(S("f32[]"))
     x = ops.Parameter(b, 0, S("f32[4]"), "x")
-    from xlapy.hlo.opcode import HloOpcode
+    from xlapy.opcode import HloOpcode
 
     reducer = b.computation_arg(add, [], "Reduce", "reducer")
     assert b.computation_arg(add, [], "Reduce", "reducer") is reducer  # embedded once

@@ -28,9 +28,9 @@ from .errors import InvalidArgumentError, XlaError
 from .hlo.computation import HloComputation
 from .hlo.instruction import HloInstruction
 from .hlo.module import HloModule
-from .hlo.opcode import HloOpcode
 from .layout import Layout
 from .literal import Literal
+from .opcode import HloOpcode
 from .shape import ProgramShape, Shape
 from .xla_data import OpMetadata
 

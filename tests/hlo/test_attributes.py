@@ -31,7 +31,7 @@ from xlapy.hlo.attributes_module import (
 )
 from xlapy.hlo.attributes_text import c_escape, c_unescape
 from xlapy.hlo.module import AliasEntry, AliasKind, BufferDonor, InputOutputAlias
-from xlapy.hlo.opcode import HloOpcode
+from xlapy.opcode import HloOpcode
 from xlapy.shape import ProgramShape, Shape
 from xlapy.types import PrimitiveType
 from xlapy.xla_data import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from xlapy.errors import InvalidArgumentError
-from xlapy.hlo.opcode import _TRAITS, AsyncRole, HloOpcode, OpcodeTraits, SideEffect
+from xlapy.opcode import _TRAITS, AsyncRole, HloOpcode, OpcodeTraits, SideEffect
 
 # Text names straight from XLA's hlo_opcode.h, the source of truth.
 XLA_NAMES = """

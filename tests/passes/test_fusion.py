@@ -18,7 +18,7 @@ import xlapy
 from xlapy import ops
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
-from xlapy.hlo.opcode import HloOpcode
+from xlapy.opcode import HloOpcode
 from xlapy.passes.dce import DeadCodeElimination
 from xlapy.passes.fusion import InstructionFusion, default_can_emit
 from xlapy.passes.fusion_policy import EXPENSIVE

@@ -6,7 +6,7 @@ import xlapy.shape_inference.control  # noqa: F401  (registers the rules)
 from xlapy import Shape
 from xlapy.errors import InvalidArgumentError
 from xlapy.hlo.attributes import parse_attribute
-from xlapy.hlo.opcode import HloOpcode as Op
+from xlapy.opcode import HloOpcode as Op
 from xlapy.shape import ProgramShape
 from xlapy.shape_inference import infer_shape
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import xlapy.shape_inference.indexing  # noqa: F401  (registers the rules)
 import xlapy.shape_inference.reductions  # noqa: F401
 from xlapy.errors import InvalidArgumentError
-from xlapy.hlo.opcode import HloOpcode as Op
+from xlapy.opcode import HloOpcode as Op
 from xlapy.shape import ProgramShape, Shape
 from xlapy.shape_inference import infer_shape
 from xlapy.types import PrimitiveType

@@ -4,7 +4,7 @@ import pytest
 
 from xlapy import Shape
 from xlapy.errors import InvalidArgumentError
-from xlapy.hlo.opcode import HloOpcode as Op
+from xlapy.opcode import HloOpcode as Op
 from xlapy.shape_inference import infer_shape
 
 S = Shape.parse

@@ -263,7 +263,7 @@ def test_jax_lapack_calls_become_hlo_ops(case):
     jax = pytest.importorskip("jax", reason="JAX lowers the program under test")
     import jax.numpy as jnp
 
-    from xlapy.hlo.opcode import HloOpcode
+    from xlapy.opcode import HloOpcode
     from xlapy.stablehlo import parse_module
 
     a = np.random.default_rng(1).standard_normal((2, 4, 4)).astype(np.float32)

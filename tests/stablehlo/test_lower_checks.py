@@ -10,7 +10,7 @@ import pytest
 import xlapy
 from xlapy.backends.interpreter import run
 from xlapy.custom_call import unregister_custom_call
-from xlapy.hlo.opcode import HloOpcode
+from xlapy.opcode import HloOpcode
 from xlapy.stablehlo import parse_program
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from xlapy.backends.interpreter import InterpreterBackend, InterpreterOptions, run
-from xlapy.hlo.opcode import HloOpcode
 from xlapy.literal import Literal
+from xlapy.opcode import HloOpcode
 from xlapy.stablehlo import parse_program
 
 

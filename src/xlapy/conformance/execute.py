@@ -25,8 +25,8 @@ import numpy as np
 from .. import CompileOptions, local_client
 from ..custom_call import register_custom_call, unregister_custom_call
 from ..errors import UnimplementedError
-from ..hlo.opcode import HloOpcode
 from ..literal import Literal
+from ..opcode import HloOpcode
 from ..shape import Shape
 from . import checks
 

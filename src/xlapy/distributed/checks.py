@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from ..errors import InvalidArgumentError
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from .groups import instruction_groups
 
 _PERMUTES = frozenset({Op.COLLECTIVE_PERMUTE, Op.COLLECTIVE_PERMUTE_START})

@@ -5,6 +5,7 @@ prints it back (short form by default, XLA's long form with ``verbose=True``)
 so that ``parse_module(m.to_text()).to_text() == m.to_text()``.
 """
 
+from ..opcode import HloOpcode
 from .computation import HloComputation, ProgramShape
 from .instruction import HloInstruction, RawAttribute, RawLiteral
 from .module import (
@@ -16,7 +17,6 @@ from .module import (
     ModuleConfig,
     make_module,
 )
-from .opcode import HloOpcode
 from .parser import parse_computation, parse_module
 from .printer import PrintOptions
 

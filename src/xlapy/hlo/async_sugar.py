@@ -14,9 +14,9 @@ import re
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidArgumentError
+from ..opcode import HloOpcode
 from .computation import HloComputation
 from .instruction import HloInstruction
-from .opcode import HloOpcode
 
 if TYPE_CHECKING:
     from .module import HloModule

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from ..errors import InvalidArgumentError, ParseError
+from ..opcode import COMPUTATION_ATTRIBUTES, HloOpcode
 from ..xla_data import (
     CollectiveOpGroupMode,
     ComparisonDirection,
@@ -55,8 +56,7 @@ from .attributes_text import (
     quote,
     string_or_dict,
 )
-from .instruction import COMPUTATION_ATTRIBUTES, CONTROL_PREDECESSORS
-from .opcode import HloOpcode
+from .instruction import CONTROL_PREDECESSORS
 
 T = TypeVar("T")
 

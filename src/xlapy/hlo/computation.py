@@ -12,9 +12,9 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidArgumentError
+from ..opcode import HloOpcode
 from ..shape import ProgramShape
 from .instruction import HloInstruction
-from .opcode import HloOpcode
 
 if TYPE_CHECKING:
     from .module import HloModule

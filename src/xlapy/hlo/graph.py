@@ -14,7 +14,7 @@ import subprocess
 from typing import TYPE_CHECKING
 
 from ..errors import FailedPreconditionError, InvalidArgumentError
-from .opcode import HloOpcode
+from ..opcode import HloOpcode
 
 if TYPE_CHECKING:
     from .computation import HloComputation

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArgumentError
+from ..opcode import HloOpcode
 from ..shape import Shape
-from .opcode import HloOpcode
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -58,22 +58,6 @@ class RawLiteral:
         return self.text
 
 
-# Attribute names whose values are called computations, whatever the opcode
-# table says, so that text using them on any opcode still links up.
-COMPUTATION_ATTRIBUTES = frozenset(
-    {
-        "to_apply",
-        "calls",
-        "condition",
-        "body",
-        "select",
-        "scatter",
-        "true_computation",
-        "false_computation",
-        "branch_computations",
-        "called_computations",
-    }
-)
 # Attributes whose value is always a list of computations, printed as {a, b}.
 COMPUTATION_LIST_ATTRIBUTES = frozenset({"branch_computations", "called_computations"})
 
@@ -423,7 +407,6 @@ def _plain(value: object) -> object:
 
 
 __all__ = [
-    "COMPUTATION_ATTRIBUTES",
     "HloInstruction",
     "RawAttribute",
     "RawLiteral",

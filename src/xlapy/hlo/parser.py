@@ -26,13 +26,13 @@ from typing import Any
 
 from ..errors import InvalidArgumentError, ParseError, UnimplementedError
 from ..literal_text import parse_literal_at
+from ..opcode import COMPUTATION_ATTRIBUTES, HloOpcode
 from ..shape import Shape, parse_shape_at
 from . import async_sugar
 from .attributes import AttributeSyntax, find_syntax
 from .attributes_module import COMPUTATION_ATTRIBUTE_SYNTAX, MODULE_ATTRIBUTE_SYNTAX
 from .computation import HloComputation
 from .instruction import (
-    COMPUTATION_ATTRIBUTES,
     COMPUTATION_LIST_ATTRIBUTES,
     CONTROL_PREDECESSORS,
     HloInstruction,
@@ -41,7 +41,6 @@ from .instruction import (
 )
 from .lexer import Cursor, remap_error
 from .module import HloModule, ModuleConfig
-from .opcode import HloOpcode
 
 _SHAPE_START = re.compile(r"\(|[a-z][a-z0-9]*\[")
 # An array shape with at most a plain layout, not followed by another '{'.
@@ -629,7 +628,7 @@ def _check_instruction(
         check = _check_elementwise
     if check is not None:
         check(p, instruction, shape_at, attribute_at)
-    # Imported here: shape_inference imports xlapy.hlo.opcode, so a module-level import cycles.
+    # Imported here: shape_inference imports xlapy.opcode, so a module-level import cycles.
     from ..shape_inference import has_rule, infer_instruction_shape
 
     if not has_rule(instruction.opcode) or any(

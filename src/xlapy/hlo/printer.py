@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..literal_text import format_literal
+from ..opcode import HloOpcode
 from ..shape import ProgramShape, Shape
 from . import async_sugar
 from .attributes import find_syntax
@@ -29,7 +30,6 @@ from .instruction import (
 )
 from .lexer import quote
 from .module import HEADER_ORDER
-from .opcode import HloOpcode
 
 _TUPLE_INDEX_INTERVAL = 5  # XLA annotates every 5th tuple element with /*index=N*/
 

@@ -17,8 +17,8 @@ import numpy as np
 
 from ..builder import BuildFailed, XlaBuilder, XlaOp
 from ..errors import InvalidArgumentError, XlaError
-from ..hlo.opcode import HloOpcode
 from ..literal import Literal
+from ..opcode import HloOpcode
 from ..shape import Shape
 from ..shape_inference import broadcast_binary_shapes
 from ..types import PrimitiveType

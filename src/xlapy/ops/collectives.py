@@ -28,8 +28,8 @@ from typing import Any
 from ..builder import XlaBuilder, XlaComputation, XlaOp
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..hlo.computation import HloComputation
-from ..hlo.opcode import HloOpcode as Op
 from ..layout import Layout
+from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..shape_inference.collectives import all_to_all_result_shape
 from ..types import PrimitiveType

@@ -15,8 +15,8 @@ from typing import Any
 from ..builder import XlaBuilder, XlaComputation, XlaOp
 from ..errors import InvalidArgumentError
 from ..hlo.instruction import RawAttribute
-from ..hlo.opcode import HloOpcode as Op
 from ..literal import Literal
+from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data import (

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..builder import XlaOp
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data import ComparisonDirection, ComparisonType

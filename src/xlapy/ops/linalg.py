@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 from ..builder import XlaBuilder, XlaOp
 from ..errors import InvalidArgumentError
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from ..shape_inference import infer_shape
 from ..types import PrimitiveType
 from ..xla_data import (

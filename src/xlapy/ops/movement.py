@@ -15,8 +15,8 @@ import numpy as np
 
 from ..builder import XlaBuilder, XlaOp
 from ..errors import InvalidArgumentError
-from ..hlo.opcode import HloOpcode as Op
 from ..literal import Literal
+from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data import PaddingConfig

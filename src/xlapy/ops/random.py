@@ -13,7 +13,7 @@ from typing import Any
 
 from ..builder import XlaOp
 from ..errors import InvalidArgumentError
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data import RandomAlgorithm, RandomDistribution

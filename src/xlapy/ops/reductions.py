@@ -24,7 +24,7 @@ from typing import Any, NoReturn, overload
 from .. import computations as _computations
 from ..builder import XlaBuilder, XlaComputation, XlaOp
 from ..errors import InvalidArgumentError, UnimplementedError
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..xla_data import (
     GatherDimensionNumbers,

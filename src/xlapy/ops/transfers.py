@@ -11,7 +11,7 @@ from typing import Any
 
 from ..builder import XlaBuilder, XlaOp
 from ..errors import InvalidArgumentError
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data_sharding import ChannelHandle, ChannelType

@@ -26,7 +26,7 @@ from ..errors import InternalError
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from . import algebraic_simplifier_arith, algebraic_simplifier_dot, algebraic_simplifier_movement
 from .algebraic_simplifier_support import Rule, RuleTable, same_shape, uniform
 from .dce import has_control_edges, is_removable

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
 from ..layout import Layout
 from ..literal import Literal
+from ..opcode import HloOpcode
 from ..shape import Shape
 from ..types import PrimitiveType
 

@@ -27,11 +27,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import XlaError
+from ..evaluator import (
+    KERNELS,
+    DeviceContext,
+    EvalContext,
+    literal_from_value,
+    value_from_literal,
+)
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
 from ..literal import Literal
+from ..opcode import HloOpcode
 from .dce import has_control_edges, has_side_effect
 from .pass_base import HloPass
 
@@ -86,15 +93,6 @@ def is_foldable(instruction: HloInstruction) -> bool:
 
 def fold(instruction: HloInstruction) -> HloInstruction | None:
     """A constant with the value of ``instruction`` (None if the kernel cannot say)."""
-    from ..backends.interpreter import kernels  # noqa: F401  (registers the kernels)
-    from ..backends.interpreter.evaluator import (
-        KERNELS,
-        DeviceContext,
-        EvalContext,
-        literal_from_value,
-        value_from_literal,
-    )
-
     kernel = KERNELS.get(instruction.opcode)
     if kernel is None:
         return None

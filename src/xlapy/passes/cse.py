@@ -25,7 +25,7 @@ from typing import Any
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from .dce import has_control_edges, has_side_effect
 from .pass_base import HloPass
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import AsyncRole, HloOpcode
+from ..opcode import AsyncRole, HloOpcode
 from .pass_base import HloPass
 
 Op = HloOpcode

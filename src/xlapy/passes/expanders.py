@@ -36,8 +36,8 @@ import math
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
 from ..literal import Literal
+from ..opcode import HloOpcode
 from ..shape import Shape
 from ..types import PrimitiveType
 from .algebraic_simplifier_support import same_shape

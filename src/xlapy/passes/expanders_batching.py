@@ -14,8 +14,8 @@ no clamping or skipping changes anything.
 from __future__ import annotations
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
 from ..layout import Layout
+from ..opcode import HloOpcode
 from ..shape import Shape
 from .expansion import ExpanderPass, ints
 

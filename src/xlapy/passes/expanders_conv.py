@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from ..types import PrimitiveType
 from .expansion import ExpanderPass, splice
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
 from ..layout import Layout
+from ..opcode import HloOpcode
 from ..shape import Shape
 from ..types import PrimitiveType
 from .expansion import ExpanderPass

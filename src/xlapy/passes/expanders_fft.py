@@ -34,9 +34,9 @@ from fractions import Fraction
 import numpy as np
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
 from ..layout import Layout
 from ..literal import Literal
+from ..opcode import HloOpcode
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data import FftType

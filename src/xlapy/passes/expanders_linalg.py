@@ -29,8 +29,8 @@ from __future__ import annotations
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
 from ..layout import Layout
+from ..opcode import HloOpcode
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data import ComparisonDirection, ComparisonType

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data import DotDimensionNumbers

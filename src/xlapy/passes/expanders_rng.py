@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from ..types import PrimitiveType
 from ..xla_data import RandomDistribution
 from .expansion import ExpanderPass, splice

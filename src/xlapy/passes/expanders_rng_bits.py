@@ -1,6 +1,6 @@
 """``RngBitGeneratorExpander``: rng-bit-generator as the integer arithmetic of its block
 cipher (Philox-4x32-10 or Threefry-2x32-20), written in HLO, bit for bit the
-interpreter's (``interpreter/kernels/rng.py``, itself checked against XLA:CPU).
+interpreter's (``evaluator/kernels/random.py``, itself checked against XLA:CPU).
 
 Why: both ciphers are a few dozen rounds of 32-bit adds, xors, rotations and (Philox)
 32x32 -> 64-bit multiplies, elementwise over the counters; written as HLO they fuse
@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from ..types import PrimitiveType
 from ..xla_data import RandomAlgorithm
 from .expansion import ExpanderPass, hlo_shape, splice

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from .expansion import ExpanderPass, hlo_shape, index_rows, ints, splice
 
 Op = HloOpcode

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from .expansion import ExpanderPass, hlo_shape, splice, zero_literal
 
 Op = HloOpcode

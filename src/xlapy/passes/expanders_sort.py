@@ -12,8 +12,8 @@ than the sort.
 from __future__ import annotations
 
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
 from ..layout import Layout
+from ..opcode import HloOpcode
 from ..shape import Shape
 from .expansion import ExpanderPass
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from .pass_base import HloPass
 
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from ..xla_data import FusionKind
 from .fusion_policy import (
     EXPENSIVE,

@@ -22,7 +22,7 @@ from collections.abc import Callable, Container
 
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 
 Op = HloOpcode
 

@@ -26,7 +26,7 @@ import weakref
 from ..errors import InternalError
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from ..shape import Shape
 from ..xla_data import FusionKind
 from .dce import is_removable

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from ..shape import Shape
 from .algebraic_simplifier_support import same_shape
 from .dce import has_control_edges

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from ..shape import Shape
 from .pass_base import HloPass
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from .algebraic_simplifier_support import if_same
 from .dce import has_control_edges
 from .pass_base import HloPass

@@ -30,7 +30,7 @@ from __future__ import annotations
 from ..hlo.computation import HloComputation
 from ..hlo.instruction import HloInstruction
 from ..hlo.module import HloModule
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from ..shape import Shape
 from .dce import has_control_edges, has_side_effect
 from .pass_base import HloPass

@@ -11,8 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..errors import UnimplementedError
-from ..hlo.instruction import COMPUTATION_ATTRIBUTES
-from ..hlo.opcode import HloOpcode
+from ..opcode import COMPUTATION_ATTRIBUTES, HloOpcode
 from ..shape import ProgramShape, Shape
 from . import (  # noqa: F401  (the modules register their rules)
     collectives,

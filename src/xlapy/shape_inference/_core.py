@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from ..errors import InvalidArgumentError
-from ..hlo.opcode import HloOpcode
+from ..opcode import HloOpcode
 from ..shape import ProgramShape, Shape
 from ..types import PrimitiveType
 

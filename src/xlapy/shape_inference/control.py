@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from ..shape import ProgramShape, Shape
 from ..types import PrimitiveType
 from ._core import InferenceContext, array_shape, rule

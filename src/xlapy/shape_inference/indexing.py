@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from ..shape import UNBOUNDED_SIZE, Shape
 from ..xla_data import PaddingConfig
 from ._core import InferenceContext, array_shape, rule

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from ..shape import UNBOUNDED_SIZE, Shape
 from ..types import PrimitiveType
 from ..xla_data import ConvolutionDimensionNumbers, FftType, Transpose, Window, WindowDimension

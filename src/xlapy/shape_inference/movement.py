@@ -9,7 +9,7 @@ against the operands rather than inventing one.
 
 from __future__ import annotations
 
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..types import PrimitiveType
 from ._core import InferenceContext, array_shape, rule

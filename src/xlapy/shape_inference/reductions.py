@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..hlo.opcode import HloOpcode as Op
+from ..opcode import HloOpcode as Op
 from ..shape import UNBOUNDED_SIZE, ProgramShape, Shape
 from ..types import PrimitiveType
 from ..xla_data import Window, WindowDimension

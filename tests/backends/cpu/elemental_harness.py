@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 from llvmlite import ir
 
-import xlapy.backends.interpreter.kernels.elementwise  # noqa: F401  (registers the kernels)
+import xlapy.evaluator.kernels.elementwise  # noqa: F401  (registers the kernels)
 from xlapy.backends.cpu import jit
 from xlapy.backends.cpu.elemental import emit_compare, emit_elemental
 from xlapy.backends.cpu.llvm_types import I8, I64, llvm_type

@@ -14,7 +14,7 @@ import pytest
 
 import xlapy
 from xlapy.hlo import parse_module
-from xlapy.hlo.opcode import HloOpcode
+from xlapy.opcode import HloOpcode
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3]))
 from benchmarks import workloads  # noqa: E402

@@ -49,7 +49,7 @@ from xlapy.backends.cpu.elemental import (  # noqa: E402
 )
 from xlapy.backends.cpu.llvm_types import I64, NotEmittable, llvm_type  # noqa: E402
 from xlapy.hlo import parse_module  # noqa: E402
-from xlapy.hlo.opcode import HloOpcode as Op  # noqa: E402
+from xlapy.opcode import HloOpcode as Op  # noqa: E402
 from xlapy.testing.cpu_kernels import elementwise_kernel  # noqa: E402
 
 INT_BINARY = [

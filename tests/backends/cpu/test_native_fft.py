@@ -15,7 +15,7 @@ import xlapy
 from xlapy.backends.cpu.emit_fft import MAX_LENGTH, radices
 from xlapy.backends.interpreter import run as interpret
 from xlapy.hlo import parse_module
-from xlapy.hlo.opcode import HloOpcode
+from xlapy.opcode import HloOpcode
 from xlapy.passes.expanders_fft import _split
 
 REAL = {"c64": "f32", "c128": "f64"}

@@ -65,7 +65,7 @@ def test_seed_cross_replica_sum_with_two_replicas():
     sub = b.create_sub_builder("add")
     p, q = xlapy.ops.Parameter(sub, 0, "f32[]"), xlapy.ops.Parameter(sub, 1, "f32[]")
     add = sub.build(xlapy.ops.Add(p, q))
-    from xlapy.hlo.opcode import HloOpcode
+    from xlapy.opcode import HloOpcode
 
     b.add_instruction(
         HloOpcode.ALL_REDUCE, [x], computations={"to_apply": b.computation_arg(add, [], "CRS", "add")},

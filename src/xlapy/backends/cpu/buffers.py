@@ -32,7 +32,7 @@ from typing import Any
 
 from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...shape import Shape
 from . import guarded_memory
 

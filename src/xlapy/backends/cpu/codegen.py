@@ -27,7 +27,7 @@ from llvmlite import ir
 from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
 from ...hlo.module import HloModule
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...shape import Shape
 from . import guarded_memory, jit
 from .buffers import ALIGNMENT, ComputationBuffers, Slot, ValueTree, assign_computation, leaves

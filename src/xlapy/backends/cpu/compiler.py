@@ -16,7 +16,7 @@ from collections import OrderedDict
 from ...custom_call import lookup_custom_call
 from ...errors import NotFoundError
 from ...hlo.module import HloModule
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from . import (  # noqa: F401  (the emit_* modules register their emitters)
     emit_bitcast,
     emit_collectives,

@@ -93,7 +93,7 @@ from collections.abc import Callable, Sequence
 from llvmlite import ir
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...types import PrimitiveType
 from . import elemental_complex as cplx
 from . import elemental_float as flt

@@ -3,7 +3,7 @@
 A c64 (c128) value is a ``<2 x float>`` (``<2 x double>``) register holding (re, im), which
 is also its layout in memory (numpy's interleaved pairs), so loads and stores need no
 conversion. Every function here takes those vectors, splits them into parts in their
-component type, and follows the formula of ``interpreter.kernels.elementwise_complex``
+component type, and follows the formula of ``evaluator.kernels.elementwise_complex``
 step by step: the naive product with XLA:CPU's fused multiply-adds, Smith's division and
 its fix-ups, ``|z|`` as max * sqrt(1 + (min/max)^2), the polar square root, Kahan's special
 cases of power... so that overflows, infinities, NaNs and signed zeros come out as the
@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from llvmlite import ir
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...types import PrimitiveType
 from . import elemental_float as flt
 from .elemental_support import const, intrinsic, to_i8, unary_intrinsic

@@ -31,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 from llvmlite import ir
 
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from .elemental_complex import Parts, _Real, absolute, compose, parts, sqrt
 from .llvm_types import F64
 

@@ -30,7 +30,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from .elemental_support import const, intrinsic, libm, unary_intrinsic
 from .llvm_types import F32, F64
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...types import PrimitiveType
 from .elemental_support import const, int_bits, int_bounds, intrinsic
 from .llvm_types import I1

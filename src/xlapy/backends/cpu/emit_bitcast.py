@@ -17,7 +17,7 @@ import sys
 from llvmlite import ir
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...types import PrimitiveType
 from .buffers import Slot
 from .codegen import FunctionEmitter, thunk_emitter

@@ -32,7 +32,7 @@ from ...distributed.checks import check_collective
 from ...distributed.groups import group_of, instruction_groups
 from ...errors import InvalidArgumentError
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...shape import Shape
 from .buffers import Slot, leaves
 from .codegen import FunctionEmitter, thunk_emitter

@@ -22,7 +22,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from .buffers import Slot, leaves
 from .codegen import I8_PTR_PTR, FunctionEmitter, thunk_emitter
 from .fallback import InterruptThunk

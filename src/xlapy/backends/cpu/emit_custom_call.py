@@ -17,7 +17,7 @@ from llvmlite import ir
 from ...custom_call import lookup_custom_call
 from ...errors import NotFoundError
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...xla_data import CustomCallApiVersion
 from . import jit
 from .codegen import FunctionEmitter, thunk_emitter

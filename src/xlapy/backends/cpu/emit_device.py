@@ -22,7 +22,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from .buffers import Slot
 from .codegen import FunctionEmitter, thunk_emitter
 from .emit_loops import PARALLEL_MIN_ELEMENTS, Kernel

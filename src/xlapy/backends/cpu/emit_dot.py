@@ -22,7 +22,7 @@ import math
 from llvmlite import ir
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...types import PrimitiveType
 from .buffers import Slot
 from .codegen import FunctionEmitter, thunk_emitter

@@ -36,7 +36,7 @@ import numpy as np
 from llvmlite import ir
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...passes.expanders_fft import unit_roots
 from ...types import PrimitiveType
 from ...xla_data import FftType

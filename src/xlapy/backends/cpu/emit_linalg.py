@@ -18,7 +18,7 @@ import math
 from llvmlite import ir
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...types import PrimitiveType
 from ...xla_data import Transpose
 from .buffers import Slot

@@ -22,7 +22,7 @@ from llvmlite import ir
 
 from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from .buffers import leaves
 from .generators import GENERATORS, ElementEmitter, Generator, buffer_reader, scalar_constant
 from .ir_support import Index, for_range, i64, store_element, typed_pointer

@@ -16,7 +16,7 @@ import math
 from llvmlite import ir
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from .buffers import leaves
 from .codegen import FunctionEmitter, thunk_emitter
 from .emit_loops import PARALLEL_MIN_ELEMENTS, Kernel, emit_scalar_computation

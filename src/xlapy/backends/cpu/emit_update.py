@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from .buffers import Slot
 from .codegen import FunctionEmitter, thunk_emitter
 from .emit_loops import Kernel, _nest

@@ -26,12 +26,12 @@ import numpy as np
 
 from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, run_on_devices
 from ...errors import InvalidArgumentError, XlaError
+from ...evaluator import DeviceContext, EvalContext
 from ...hlo.module import HloModule
 from ...literal import Literal
 from ...memory import check_allocation
 from ...shape import ProgramShape, Shape
 from ..interpreter import FeedQueues, device_context
-from ..interpreter.evaluator import DeviceContext, EvalContext
 from . import fallback, guarded_memory
 from .fast_call import ARGUMENT_MISMATCH
 from .layout_normalization import default_layout_shape

@@ -31,9 +31,9 @@ import numpy as np
 from llvmlite import ir
 
 from ...errors import UnimplementedError
+from ...evaluator import KERNELS, TOKEN, EvalContext, array_for
 from ...hlo.instruction import HloInstruction
 from ...shape import Shape
-from ..interpreter.evaluator import KERNELS, TOKEN, EvalContext, array_for
 from .ir_support import i64, pointer_table
 
 
@@ -110,7 +110,7 @@ class HostCallbackThunk:
 
     def run(self, ctx: EvalContext, pointers: Any) -> None:
         from ...custom_call import lookup_custom_call
-        from ..interpreter.kernels.control import value_of_shape
+        from ...evaluator.kernels.control import value_of_shape
 
         name = self.instruction.custom_call_target or ""
         target = lookup_custom_call(name, "cpu")

@@ -30,7 +30,7 @@ from llvmlite import ir
 
 from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from ...types import PrimitiveType
 from .ir_support import I64, Index, checked_index, i64, load_element, typed_pointer
 from .llvm_types import NotEmittable, llvm_type

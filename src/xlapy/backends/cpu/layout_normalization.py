@@ -14,8 +14,8 @@ from __future__ import annotations
 from ...errors import UnimplementedError
 from ...hlo.instruction import HloInstruction
 from ...hlo.module import HloModule
-from ...hlo.opcode import HloOpcode
 from ...layout import Layout
+from ...opcode import HloOpcode
 from ...shape import Shape
 
 Op = HloOpcode

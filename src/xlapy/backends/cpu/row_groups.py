@@ -32,7 +32,7 @@ from typing import Any
 from llvmlite import ir
 
 from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
+from ...opcode import HloOpcode
 from .buffers import Slot, leaves
 from .emit_loops import PARALLEL_MIN_ELEMENTS
 from .ir_support import for_range, i64, pointer_table

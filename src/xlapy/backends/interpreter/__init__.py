@@ -18,11 +18,7 @@ from ...custom_call import lookup_custom_call
 from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, run_on_devices
 from ...distributed.checks import check_collectives
 from ...errors import UnimplementedError, XlaError
-from ...hlo.module import HloModule
-from ...hlo.opcode import HloOpcode
-from ...literal import Literal
-from . import kernels  # noqa: F401  (registers every kernel)
-from .evaluator import (
+from ...evaluator import (
     EVALUATOR_OPCODES,
     KERNELS,
     DeviceContext,
@@ -31,6 +27,9 @@ from .evaluator import (
     literal_from_value,
     value_from_literal,
 )
+from ...hlo.module import HloModule
+from ...literal import Literal
+from ...opcode import HloOpcode
 
 PLATFORM = "interpreter"
 

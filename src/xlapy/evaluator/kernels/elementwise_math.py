@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.special
 
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ....types import PrimitiveType
-from ..evaluator import EvalContext, Value, kernel
+from ...hlo.instruction import HloInstruction
+from ...opcode import HloOpcode as Op
+from ...types import PrimitiveType
+from ..core import EvalContext, Value, kernel
 from . import elementwise_complex as ec
 from .elementwise_support import as_result, narrow, operand_type, result_type, widen
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ....types import PrimitiveType
-from ..evaluator import EvalContext, Value, kernel
+from ...hlo.instruction import HloInstruction
+from ...opcode import HloOpcode as Op
+from ...types import PrimitiveType
+from ..core import EvalContext, Value, kernel
 from .linalg import _compute_dtype, _element_type, _widen, to_element_type
 
 

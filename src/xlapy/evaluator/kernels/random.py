@@ -31,13 +31,13 @@ import math
 
 import numpy as np
 
-from ....errors import UnimplementedError
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ....shape import Shape
-from ....types import PrimitiveType
-from ....xla_data import RandomAlgorithm, RandomDistribution
-from ..evaluator import EvalContext, Value, kernel
+from ...errors import UnimplementedError
+from ...hlo.instruction import HloInstruction
+from ...opcode import HloOpcode as Op
+from ...shape import Shape
+from ...types import PrimitiveType
+from ...xla_data import RandomAlgorithm, RandomDistribution
+from ..core import EvalContext, Value, kernel
 
 _U32 = np.uint32
 _U64 = np.uint64

@@ -26,7 +26,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import xlapy.backends.interpreter.kernels.elementwise  # noqa: F401  (registers the kernels)
+import xlapy.evaluator.kernels.elementwise  # noqa: F401  (registers the kernels)
 from xlapy.backends.interpreter import run
 from xlapy.types import ARRAY_TYPES, PrimitiveType
 

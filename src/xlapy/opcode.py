@@ -13,7 +13,7 @@ import difflib
 import enum
 from dataclasses import dataclass
 
-from ..errors import InvalidArgumentError
+from .errors import InvalidArgumentError
 
 
 class SideEffect(enum.Enum):
@@ -534,4 +534,22 @@ _ASYNC_SUFFIXES = (
 
 del _O, _S, _A
 
-__all__ = ["HloOpcode", "OpcodeTraits", "SideEffect", "AsyncRole"]
+# Attribute names whose values are called computations, whatever the opcode
+# table says, so that text using them on any opcode still links up.
+COMPUTATION_ATTRIBUTES = frozenset(
+    {
+        "to_apply",
+        "calls",
+        "condition",
+        "body",
+        "select",
+        "scatter",
+        "true_computation",
+        "false_computation",
+        "branch_computations",
+        "called_computations",
+    }
+)
+
+
+__all__ = ["COMPUTATION_ATTRIBUTES", "AsyncRole", "HloOpcode", "OpcodeTraits", "SideEffect"]

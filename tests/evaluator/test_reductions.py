@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xlapy.backends.interpreter import run
-from xlapy.backends.interpreter.kernels import indexing, movement, reductions  # noqa: F401
+from xlapy.evaluator.kernels import indexing, movement, reductions  # noqa: F401
 
 
 def binary(name, op, t="f32"):

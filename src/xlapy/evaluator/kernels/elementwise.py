@@ -34,11 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ....types import PrimitiveType
-from ....xla_data import ComparisonDirection, ComparisonType
-from ..evaluator import EvalContext, Value, kernel
+from ...hlo.instruction import HloInstruction
+from ...opcode import HloOpcode as Op
+from ...types import PrimitiveType
+from ...xla_data import ComparisonDirection, ComparisonType
+from ..core import EvalContext, Value, kernel
 from . import elementwise_complex as ec
 from .elementwise_support import (
     as_result,

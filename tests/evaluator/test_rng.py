@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xlapy.backends.interpreter import InterpreterBackend, InterpreterOptions, run
-from xlapy.backends.interpreter.evaluator import DeviceContext, EvalContext, evaluate
-from xlapy.backends.interpreter.kernels import rng as rng_kernels
+from xlapy.evaluator import DeviceContext, EvalContext, evaluate
+from xlapy.evaluator.kernels import random as rng_kernels
 from xlapy.hlo import parse_module
 
 U32 = np.uint32

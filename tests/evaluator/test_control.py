@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 import xlapy
-from xlapy.backends.interpreter import InterpreterBackend, InterpreterOptions, kernels, run
-from xlapy.backends.interpreter.evaluator import KERNELS
-from xlapy.backends.interpreter.kernels import control
+from xlapy.backends.interpreter import InterpreterBackend, InterpreterOptions, run
 from xlapy.custom_call import register_custom_call, unregister_custom_call
 from xlapy.errors import DeadlineExceededError, InvalidArgumentError
+from xlapy.evaluator import KERNELS, kernels
+from xlapy.evaluator.kernels import control
 from xlapy.hlo import parse_module
-from xlapy.hlo.opcode import HloOpcode
+from xlapy.opcode import HloOpcode
 
 # Every kernel module (the loops below use tuples, constants and, when present, arithmetic).
 for _module in pkgutil.iter_modules(kernels.__path__):

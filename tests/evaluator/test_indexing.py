@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xlapy.backends.interpreter import run
-from xlapy.backends.interpreter.kernels import indexing, movement  # noqa: F401  (registers)
+from xlapy.evaluator.kernels import indexing, movement  # noqa: F401  (registers)
 
 # -- references ----------------------------------------------------------------------------
 

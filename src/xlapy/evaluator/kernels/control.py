@@ -18,14 +18,14 @@ from typing import Any
 
 import numpy as np
 
-from ....custom_call import C_ABI, CustomCallTarget, lookup_custom_call
-from ....errors import DeadlineExceededError, InvalidArgumentError, UnimplementedError
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ....literal import Literal
-from ....shape import Shape
-from ....xla_data import CustomCallApiVersion
-from ..evaluator import TOKEN, EvalContext, Token, Value, array_for, kernel, value_from_literal
+from ...custom_call import C_ABI, CustomCallTarget, lookup_custom_call
+from ...errors import DeadlineExceededError, InvalidArgumentError, UnimplementedError
+from ...hlo.instruction import HloInstruction
+from ...literal import Literal
+from ...opcode import HloOpcode as Op
+from ...shape import Shape
+from ...xla_data import CustomCallApiVersion
+from ..core import TOKEN, EvalContext, Token, Value, array_for, kernel, value_from_literal
 
 INFEED_TIMEOUT_SECONDS = 30.0
 _PLATFORM = "interpreter"

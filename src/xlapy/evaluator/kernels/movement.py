@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ....errors import InvalidArgumentError, UnimplementedError
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ....literal import Literal
-from ....shape import Shape
-from ..evaluator import TOKEN, EvalContext, Value, c_contiguous, kernel, value_from_literal
+from ...errors import InvalidArgumentError, UnimplementedError
+from ...hlo.instruction import HloInstruction
+from ...literal import Literal
+from ...opcode import HloOpcode as Op
+from ...shape import Shape
+from ..core import TOKEN, EvalContext, Value, c_contiguous, kernel, value_from_literal
 
 
 def dtype_of(shape: Shape) -> np.dtype:

@@ -21,10 +21,10 @@ import numpy as np
 import pytest
 import scipy.special
 
-import xlapy.backends.interpreter.kernels.elementwise  # noqa: F401  (registers the kernels)
+import xlapy.evaluator.kernels.elementwise  # noqa: F401  (registers the kernels)
 from xlapy.backends.interpreter import run
-from xlapy.backends.interpreter.evaluator import DeviceContext, EvalContext
 from xlapy.errors import XlaError
+from xlapy.evaluator import DeviceContext, EvalContext
 from xlapy.hlo import parse_module
 from xlapy.types import ARRAY_TYPES, PrimitiveType
 

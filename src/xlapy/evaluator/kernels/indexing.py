@@ -21,10 +21,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ....hlo.computation import HloComputation
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ..evaluator import EvalContext, Value, c_contiguous, kernel
+from ...hlo.computation import HloComputation
+from ...hlo.instruction import HloInstruction
+from ...opcode import HloOpcode as Op
+from ..core import EvalContext, Value, c_contiguous, kernel
 
 # -- calling scalar computations ---------------------------------------------------
 

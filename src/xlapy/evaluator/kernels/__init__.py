@@ -8,6 +8,6 @@ from . import (  # noqa: F401
     linalg,
     linalg_ragged,
     movement,
+    random,
     reductions,
-    rng,
 )

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, assume, given, reject, settings
 from hypothesis import strategies as st
 
 from xlapy.backends.interpreter import run
-from xlapy.backends.interpreter.kernels import linalg  # noqa: F401  (registers the kernels)
 from xlapy.errors import InternalError
+from xlapy.evaluator.kernels import linalg  # noqa: F401  (registers the kernels)
 from xlapy.hlo import parse_module
 from xlapy.shape_inference import infer_instruction_shape
 

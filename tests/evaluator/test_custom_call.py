@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from xlapy.backends.interpreter import InterpreterBackend, InterpreterOptions, run
-from xlapy.backends.interpreter.kernels import control, movement  # noqa: F401  (registers the kernels)
 from xlapy.custom_call import register_custom_call, unregister_custom_call
 from xlapy.errors import InvalidArgumentError, NotFoundError
+from xlapy.evaluator.kernels import control, movement  # noqa: F401  (registers the kernels)
 from xlapy.hlo import parse_module
 
 # The seed's CPU example plus functions for tuples, status and opaque data.

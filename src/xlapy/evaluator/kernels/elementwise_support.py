@@ -20,8 +20,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from ....types import PrimitiveType
-from ..evaluator import c_contiguous
+from ...types import PrimitiveType
+from ..core import c_contiguous
 
 P = PrimitiveType
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from ....distributed.groups import group_of, instruction_groups
-from ....errors import InvalidArgumentError
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ..evaluator import TOKEN, EvalContext, Value, kernel
+from ...distributed.groups import group_of, instruction_groups
+from ...errors import InvalidArgumentError
+from ...hlo.instruction import HloInstruction
+from ...opcode import HloOpcode as Op
+from ..core import TOKEN, EvalContext, Value, kernel
 
 
 def _me(ctx: EvalContext) -> int:
@@ -221,7 +221,7 @@ def _hub(ctx: EvalContext, instruction: HloInstruction) -> Any:
         # One device: a private hub, so a send and recv in one program still meet.
         with ctx.device.lock:
             if not hasattr(ctx.device, "_local_hub"):
-                from ....distributed import CollectiveHub
+                from ...distributed import CollectiveHub
 
                 ctx.device._local_hub = CollectiveHub(1, timeout=1.0)  # type: ignore[attr-defined]
             return ctx.device._local_hub  # type: ignore[attr-defined]

@@ -29,11 +29,11 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from ....errors import InvalidArgumentError
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ....types import PrimitiveType
-from ..evaluator import EvalContext, Value, c_contiguous, kernel
+from ...errors import InvalidArgumentError
+from ...hlo.instruction import HloInstruction
+from ...opcode import HloOpcode as Op
+from ...types import PrimitiveType
+from ..core import EvalContext, Value, c_contiguous, kernel
 from .elementwise_support import (
     as_result,
     bits_to_float,

@@ -24,19 +24,19 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import (
+from ..errors import (
     InternalError,
     InvalidArgumentError,
     ResourceExhaustedError,
     UnimplementedError,
     XlaError,
 )
-from ...hlo.computation import HloComputation
-from ...hlo.instruction import HloInstruction
-from ...hlo.opcode import HloOpcode
-from ...literal import Literal
-from ...memory import allocation_limit, check_allocation
-from ...shape import Shape
+from ..hlo.computation import HloComputation
+from ..hlo.instruction import HloInstruction
+from ..literal import Literal
+from ..memory import allocation_limit, check_allocation
+from ..opcode import HloOpcode
+from ..shape import Shape
 
 
 class Token:

@@ -29,12 +29,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ....hlo.computation import HloComputation
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ....types import PrimitiveType
-from ....xla_data import ComparisonDirection, ComparisonType, Window
-from ..evaluator import EvalContext, Value, c_contiguous, kernel
+from ...hlo.computation import HloComputation
+from ...hlo.instruction import HloInstruction
+from ...opcode import HloOpcode as Op
+from ...types import PrimitiveType
+from ...xla_data import ComparisonDirection, ComparisonType, Window
+from ..core import EvalContext, Value, c_contiguous, kernel
 from .indexing import call_scalar, scatter_updates
 from .movement import pad_array
 

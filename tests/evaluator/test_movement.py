@@ -6,7 +6,7 @@ import pytest
 
 import xlapy
 from xlapy.backends.interpreter import InterpreterBackend, InterpreterOptions, run
-from xlapy.backends.interpreter.kernels import movement  # noqa: F401  (registers the kernels)
+from xlapy.evaluator.kernels import movement  # noqa: F401  (registers the kernels)
 from xlapy.hlo import parse_module
 
 TYPES = {

@@ -23,11 +23,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ....hlo.instruction import HloInstruction
-from ....hlo.opcode import HloOpcode as Op
-from ....types import PrimitiveType
-from ....xla_data import ConvolutionDimensionNumbers, FftType, Transpose, Window
-from ..evaluator import EvalContext, Value, kernel
+from ...hlo.instruction import HloInstruction
+from ...opcode import HloOpcode as Op
+from ...types import PrimitiveType
+from ...xla_data import ConvolutionDimensionNumbers, FftType, Transpose, Window
+from ..core import EvalContext, Value, kernel
 
 # -- compute types ------------------------------------------------------------------------
 

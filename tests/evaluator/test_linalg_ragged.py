@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from xlapy.backends.interpreter import run
-from xlapy.backends.interpreter.kernels import linalg_ragged  # noqa: F401  (registers kernels)
 from xlapy.builder import XlaBuilder
+from xlapy.evaluator.kernels import linalg_ragged  # noqa: F401  (registers kernels)
 from xlapy.ops import linalg as la
 from xlapy.ops import movement as mv
 from xlapy.shape import Shape
