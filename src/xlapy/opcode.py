@@ -328,6 +328,11 @@ class HloOpcode(enum.Enum):
         return _TRAITS[self].collective
 
     @property
+    def family(self) -> str:
+        """The op family (one of ``FAMILIES``): the file name every layer files it under."""
+        return _FAMILY_OF[self]
+
+    @property
     def async_role(self) -> AsyncRole:
         return _TRAITS[self].async_role
 
@@ -528,6 +533,53 @@ _START_TO_DONE: dict[HloOpcode, HloOpcode] = {
 }
 _DONE_TO_START = {done: start for start, done in _START_TO_DONE.items()}
 
+
+# -- op families ------------------------------------------------------------------
+# One vocabulary for every layer: an opcode's shape rule, builder function,
+# evaluator kernel, StableHLO lowering and CPU emitter live in modules named after
+# its family (``indexing`` or ``indexing_*``), so the files that handle gather are
+# found by name alone (tests/test_layers.py holds every layer to it).
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "elementwise": (
+        "abs", "acos", "acosh", "add", "and", "asin", "asinh", "atan", "atan2", "atanh",
+        "bitcast-convert", "cbrt", "ceil", "clamp", "compare", "complex", "convert", "copy",
+        "cosine", "cosh", "count-leading-zeros", "divide", "erf", "exponential",
+        "exponential-minus-one", "floor", "imag", "is-finite", "log", "log-plus-one",
+        "logistic", "map", "maximum", "minimum", "mulhi", "multiply", "negate", "not", "or",
+        "popcnt", "power", "real", "reduce-precision", "remainder", "round-nearest-afz",
+        "round-nearest-even", "rsqrt", "select", "shift-left", "shift-right-arithmetic",
+        "shift-right-logical", "sign", "sine", "sinh", "sqrt", "stochastic-convert",
+        "subtract", "tan", "tanh", "xor",
+    ),
+    "movement": (
+        "add-dependency", "after-all", "bitcast", "broadcast", "concatenate", "constant",
+        "domain", "dynamic-reshape", "get-dimension-size", "get-tuple-element", "iota",
+        "opt-barrier", "pad", "parameter", "reshape", "reverse", "set-dimension-size",
+        "shuffle", "slice", "transpose", "tuple",
+    ),
+    "indexing": ("dynamic-slice", "dynamic-update-slice", "gather", "scatter"),
+    "reductions": ("reduce", "reduce-window", "select-and-scatter", "sort", "topk"),
+    "linalg": (
+        "batch-norm-grad", "batch-norm-inference", "batch-norm-training", "cholesky",
+        "convolution", "dot", "fft", "ragged-dot", "scaled-dot", "triangular-solve",
+    ),
+    "control": (
+        "async-done", "async-start", "async-update", "call", "conditional", "copy-done",
+        "copy-start", "custom-call", "fusion", "scan", "while",
+    ),
+    "collectives": (
+        "all-gather", "all-gather-done", "all-gather-start", "all-reduce", "all-reduce-done",
+        "all-reduce-start", "all-to-all", "collective-broadcast", "collective-permute",
+        "collective-permute-done", "collective-permute-start", "collective-reduce",
+        "partition-id", "ragged-all-to-all", "reduce-scatter", "replica-id",
+    ),
+    "random": ("rng", "rng-bit-generator", "rng-get-and-update-state"),
+    "transfers": ("infeed", "outfeed", "recv", "recv-done", "send", "send-done"),
+}
+_FAMILY_OF: dict[HloOpcode, str] = {
+    HloOpcode(name): family for family, names in FAMILIES.items() for name in names
+}
+
 _ASYNC_SUFFIXES = (
     ("-start", _O.ASYNC_START), ("-update", _O.ASYNC_UPDATE), ("-done", _O.ASYNC_DONE),
 )
@@ -552,4 +604,4 @@ COMPUTATION_ATTRIBUTES = frozenset(
 )
 
 
-__all__ = ["COMPUTATION_ATTRIBUTES", "AsyncRole", "HloOpcode", "OpcodeTraits", "SideEffect"]
+__all__ = ["COMPUTATION_ATTRIBUTES", "FAMILIES", "AsyncRole", "HloOpcode", "OpcodeTraits", "SideEffect"]

@@ -23,6 +23,15 @@ from typing import TYPE_CHECKING, Any
 from ..errors import InvalidArgumentError
 from ..opcode import HloOpcode
 from ..shape import Shape
+from ..xla_data import (
+    ConvolutionDimensionNumbers,
+    DotDimensionNumbers,
+    GatherDimensionNumbers,
+    PaddingConfig,
+    ScatterDimensionNumbers,
+    Window,
+)
+from . import typed_attributes
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -340,6 +349,45 @@ class HloInstruction:
 
             return c_unescape(target.text.strip('"'))
         return str(target)
+
+    # -- typed accessors (XLA's HloGatherInstruction::gather_dimension_numbers() ...) --
+    @property
+    def dot_dimension_numbers(self) -> DotDimensionNumbers:
+        return typed_attributes.DOT.read(self.attribute)
+
+    @property
+    def gather_dimension_numbers(self) -> GatherDimensionNumbers:
+        return typed_attributes.GATHER.read(self.attribute)
+
+    @property
+    def scatter_dimension_numbers(self) -> ScatterDimensionNumbers:
+        return typed_attributes.SCATTER.read(self.attribute)
+
+    @property
+    def convolution_dimension_numbers(self) -> ConvolutionDimensionNumbers | None:
+        return self.attributes.get("dim_labels")
+
+    @property
+    def window(self) -> Window | None:
+        return self.attributes.get("window")
+
+    @property
+    def padding_config(self) -> PaddingConfig | None:
+        return self.attributes.get("padding")
+
+    @property
+    def dimensions(self) -> tuple[int, ...]:
+        """The ``dimensions={...}`` of broadcast, transpose, reduce, reverse, ... (or ())."""
+        return typed_attributes.int_tuple(self.attributes.get("dimensions"))
+
+    @property
+    def slice_sizes(self) -> tuple[int, ...]:
+        return typed_attributes.int_tuple(self.attributes.get("slice_sizes"))
+
+    def set_dimension_numbers(self, value: Any) -> None:
+        """Write dot, gather or scatter dimension numbers as the attributes text spells."""
+        for name, attribute in typed_attributes.to_attributes(value).items():
+            self.set_attribute(name, attribute)
 
     def iter_operands_unique(self) -> Iterator[HloInstruction]:
         seen: set[int] = set()
