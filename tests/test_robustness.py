@@ -13,7 +13,7 @@ import pytest
 
 import xlapy
 from xlapy import stablehlo
-from xlapy.backends.cpu.generators import MAX_GENERATOR_DEPTH, ElementEmitter
+from xlapy.backends.cpu.emit.generators import MAX_GENERATOR_DEPTH, ElementEmitter
 from xlapy.backends.cpu.llvm_types import NotEmittable
 from xlapy.client import CompileOptions
 from xlapy.custom_call import register_custom_call, unregister_custom_call

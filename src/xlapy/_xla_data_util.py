@@ -12,11 +12,11 @@ import enum
 from .errors import InvalidArgumentError
 
 
-def _fail(type_name: str, message: str) -> InvalidArgumentError:
+def fail(type_name: str, message: str) -> InvalidArgumentError:
     return InvalidArgumentError(f"{type_name}: {message}")
 
 
-def _int_tuple(obj: object, name: str, *, nonneg: bool = True) -> None:
+def int_tuple(obj: object, name: str, *, nonneg: bool = True) -> None:
     """Normalise field ``name`` to a tuple of ints, so lists compare equal to tuples."""
     value = getattr(obj, name)
     try:
@@ -24,35 +24,35 @@ def _int_tuple(obj: object, name: str, *, nonneg: bool = True) -> None:
             raise TypeError
         items = tuple(int(v) for v in value)
     except (TypeError, ValueError):
-        raise _fail(type(obj).__name__, f"{name} must be a sequence of integers, "
+        raise fail(type(obj).__name__, f"{name} must be a sequence of integers, "
                     f"got {value!r}") from None
     if nonneg and any(v < 0 for v in items):
-        raise _fail(type(obj).__name__, f"{name}={list(items)} has a negative dimension; "
+        raise fail(type(obj).__name__, f"{name}={list(items)} has a negative dimension; "
                     "dimension numbers must be >= 0")
     object.__setattr__(obj, name, items)
 
 
-def _unique(obj: object, name: str, *, sorted_: bool = False) -> None:
+def unique(obj: object, name: str, *, sorted_: bool = False) -> None:
     items = getattr(obj, name)
     if len(set(items)) != len(items):
-        raise _fail(type(obj).__name__, f"{name}={list(items)} repeats a dimension; "
+        raise fail(type(obj).__name__, f"{name}={list(items)} repeats a dimension; "
                     "each may appear once")
     if sorted_ and list(items) != sorted(items):
-        raise _fail(type(obj).__name__, f"{name}={list(items)} must be sorted ascending")
+        raise fail(type(obj).__name__, f"{name}={list(items)} must be sorted ascending")
 
 
-def _same_length(obj: object, a: str, b: str) -> None:
+def same_length(obj: object, a: str, b: str) -> None:
     la, lb = len(getattr(obj, a)), len(getattr(obj, b))
     if la != lb:
-        raise _fail(type(obj).__name__, f"{a} has {la} entries but {b} has {lb}; "
+        raise fail(type(obj).__name__, f"{a} has {la} entries but {b} has {lb}; "
                     "they pair up one to one")
 
 
-def _enum_field(obj: object, name: str, enum_type: type[enum.Enum]) -> None:
+def enum_field(obj: object, name: str, enum_type: type[enum.Enum]) -> None:
     value = getattr(obj, name)
     try:
         object.__setattr__(obj, name, enum_type(value))
     except ValueError:
         valid = ", ".join(m.name for m in enum_type)
-        raise _fail(type(obj).__name__, f"{name}={value!r} is not a {enum_type.__name__}; "
+        raise fail(type(obj).__name__, f"{name}={value!r} is not a {enum_type.__name__}; "
                     f"valid: {valid}") from None

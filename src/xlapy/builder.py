@@ -14,13 +14,14 @@ sub-builder over parameters of the shapes the op needs.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -28,10 +29,13 @@ from .errors import InvalidArgumentError, XlaError
 from .hlo.computation import HloComputation
 from .hlo.instruction import HloInstruction
 from .hlo.module import HloModule
+from .hlo.parser import parse_module
 from .layout import Layout
 from .literal import Literal
 from .opcode import HloOpcode
 from .shape import ProgramShape, Shape
+from .shape_inference import infer_shape
+from .types import PrimitiveType
 from .xla_data import OpMetadata
 
 _HLO_NAME_INVALID = re.compile(r"[^A-Za-z0-9_.\-]")
@@ -43,11 +47,19 @@ _unique_ids = itertools.count(1)
 _USER_PROGRAMS = frozenset({os.path.join(_PACKAGE_DIR, "demo.py")})
 
 
+@functools.lru_cache(maxsize=4096)
+def _normalized(filename: str) -> str:
+    return os.path.normpath(filename)
+
+
 def _caller_location() -> tuple[str, int]:
     """The first stack frame outside xlapy's library code: where the user called the op."""
     frame = sys._getframe(1)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
+        name = frame.f_code.co_filename
+        # abspath of an absolute name is its normpath, the same every time: cached, since
+        # every op of every expansion walks the stack (relative names depend on the cwd).
+        path = _normalized(name) if os.path.isabs(name) else os.path.abspath(name)
         if not path.startswith(_PACKAGE_DIR + os.sep) or path in _USER_PROGRAMS:
             return frame.f_code.co_filename, frame.f_lineno
         frame = frame.f_back
@@ -81,8 +93,6 @@ class XlaComputation:
 
     @staticmethod
     def from_hlo_text(text: str) -> XlaComputation:
-        from .hlo import parse_module
-
         return XlaComputation(parse_module(text))
 
     def __repr__(self) -> str:
@@ -93,8 +103,8 @@ class XlaOp:
     """A value being built: an instruction of an ``XlaBuilder``.
 
     Python operators build the matching ops (``a + b`` is ``ops.Add(a, b)``,
-    ``a @ b`` is ``ops.Dot``); Python numbers on either side become constants
-    of the other operand's element type. ``==`` stays identity (use ``ops.Eq``).
+    ``a @ b`` is ``ops.Dot``; :mod:`xlapy.ops.operators` defines them); Python
+    numbers on either side become constants of the other operand's element type. ``==`` stays identity (use ``ops.Eq``).
     """
 
     __slots__ = ("builder", "instruction")
@@ -114,105 +124,8 @@ class XlaOp:
 
     __hash__ = object.__hash__
 
-    # Arithmetic: implemented in xlapy.ops, looked up late to avoid a cycle.
-    def _binary(self, name: str, other: Any, reverse: bool = False) -> XlaOp:
-        from . import ops
-
-        fn = getattr(ops, name)
-        return fn(other, self) if reverse else fn(self, other)
-
-    def __add__(self, o: Any) -> XlaOp:
-        return self._binary("Add", o)
-
-    def __radd__(self, o: Any) -> XlaOp:
-        return self._binary("Add", o, True)
-
-    def __sub__(self, o: Any) -> XlaOp:
-        return self._binary("Sub", o)
-
-    def __rsub__(self, o: Any) -> XlaOp:
-        return self._binary("Sub", o, True)
-
-    def __mul__(self, o: Any) -> XlaOp:
-        return self._binary("Mul", o)
-
-    def __rmul__(self, o: Any) -> XlaOp:
-        return self._binary("Mul", o, True)
-
-    def __truediv__(self, o: Any) -> XlaOp:
-        return self._binary("Div", o)
-
-    def __rtruediv__(self, o: Any) -> XlaOp:
-        return self._binary("Div", o, True)
-
-    def __mod__(self, o: Any) -> XlaOp:
-        return self._binary("Rem", o)
-
-    def __rmod__(self, o: Any) -> XlaOp:
-        return self._binary("Rem", o, True)
-
-    def __pow__(self, o: Any) -> XlaOp:
-        return self._binary("Pow", o)
-
-    def __rpow__(self, o: Any) -> XlaOp:
-        return self._binary("Pow", o, True)
-
-    def __matmul__(self, o: Any) -> XlaOp:
-        return self._binary("Dot", o)
-
-    def __rmatmul__(self, o: Any) -> XlaOp:
-        return self._binary("Dot", o, True)
-
-    def __lt__(self, o: Any) -> XlaOp:
-        return self._binary("Lt", o)
-
-    def __le__(self, o: Any) -> XlaOp:
-        return self._binary("Le", o)
-
-    def __gt__(self, o: Any) -> XlaOp:
-        return self._binary("Gt", o)
-
-    def __ge__(self, o: Any) -> XlaOp:
-        return self._binary("Ge", o)
-
-    def __and__(self, o: Any) -> XlaOp:
-        return self._binary("And", o)
-
-    def __rand__(self, o: Any) -> XlaOp:
-        return self._binary("And", o, True)
-
-    def __or__(self, o: Any) -> XlaOp:
-        return self._binary("Or", o)
-
-    def __ror__(self, o: Any) -> XlaOp:
-        return self._binary("Or", o, True)
-
-    def __xor__(self, o: Any) -> XlaOp:
-        return self._binary("Xor", o)
-
-    def __rxor__(self, o: Any) -> XlaOp:
-        return self._binary("Xor", o, True)
-
-    def __lshift__(self, o: Any) -> XlaOp:
-        return self._binary("ShiftLeft", o)
-
-    def __rshift__(self, o: Any) -> XlaOp:
-        return self._binary("ShiftRightArithmetic", o)
-
-    def __invert__(self) -> XlaOp:
-        from . import ops
-
-        return ops.Not(self)
-
-    def __neg__(self) -> XlaOp:
-        from . import ops
-
-        return ops.Neg(self)
-
-    def __abs__(self) -> XlaOp:
-        from . import ops
-
-        return ops.Abs(self)
+    # The arithmetic, comparison and bitwise operators are xlapy.ops functions, which
+    # build on this module: xlapy.ops.operators attaches them when xlapy.ops is imported.
 
     def __bool__(self) -> bool:
         raise InvalidArgumentError(
@@ -353,8 +266,6 @@ class XlaBuilder:
         tuple result, or a compatible Shape carrying the layouts), for ops whose
         callers constrain it (collectives with ``layout=``).
         """
-        from .shape_inference import infer_shape
-
         if self._built:
             raise InvalidArgumentError(
                 f"{op_name}: builder {self.name!r} has already built its computation"
@@ -437,7 +348,58 @@ class XlaBuilder:
     def failed_op(self) -> XlaOp:
         return XlaOp(self, None)
 
-    # -- parameters -----------------------------------------------------------------------
+    # -- parameters and constants ---------------------------------------------------------
+    def add_parameter(
+        self,
+        parameter_number: int,
+        shape: Shape | str,
+        name: str = "",
+        replicated_at_leaf_buffers: Sequence[bool] | None = None,
+    ) -> XlaOp:
+        """Input ``parameter_number`` of the computation (``ops.Parameter``)."""
+        if isinstance(shape, str):
+            shape = Shape.parse(shape)
+        if not isinstance(shape, Shape):
+            raise InvalidArgumentError(f"Parameter: shape must be a Shape, got {shape!r}")
+        number = int(parameter_number)
+        if number < 0:
+            raise InvalidArgumentError(f"Parameter: parameter_number must be >= 0, got {number}")
+        if not shape.has_layout:  # tuples get default layouts on every element too
+            shape = shape.with_default_layout()
+        attributes = {}
+        if replicated_at_leaf_buffers is not None:
+            attributes["parameter_replication"] = tuple(bool(b) for b in replicated_at_leaf_buffers)
+        if number in self._parameters:
+            raise InvalidArgumentError(
+                f"Parameter: parameter number {number} is already used by "
+                f"{self._parameters[number].instruction.name}"
+            )
+        op = self.add_instruction(
+            HloOpcode.PARAMETER,
+            [],
+            attributes=attributes,
+            declared=shape,
+            op_name="Parameter",
+            parameter_number=number,
+            name=name or None,
+        )
+        self.register_parameter(number, op, "Parameter")
+        return op
+
+    def add_constant(self, value: Any, element_type: PrimitiveType | None = None) -> XlaOp:
+        """A constant from a Literal or a Python or numpy value, in ``element_type`` when given."""
+        if isinstance(value, Literal):
+            literal = value
+        else:
+            if element_type is not None and not isinstance(value, np.ndarray):
+                value = np.asarray(value, dtype=element_type.dtype)
+            elif element_type is not None:
+                value = value.astype(element_type.dtype)
+            literal = Literal.from_value(value)
+        return self.add_instruction(
+            HloOpcode.CONSTANT, [], declared=literal.shape, literal=literal, op_name="Constant"
+        )
+
     def register_parameter(self, number: int, op: XlaOp, op_name: str) -> None:
         if number in self._parameters:
             raise InvalidArgumentError(
@@ -475,11 +437,9 @@ class XlaBuilder:
         op_name: str,
         role: str,
     ) -> XlaComputation:
-        from . import ops
-
         sub = self.create_sub_builder(getattr(fn, "__name__", role).strip("<>") or role)
         sub._die_immediately = True  # an error inside the trace belongs to this call
-        params = [ops.Parameter(sub, i, shape, f"p{i}") for i, shape in enumerate(parameter_shapes)]
+        params = [_parameter(sub, i, shape, f"p{i}") for i, shape in enumerate(parameter_shapes)]
         try:
             inspect.signature(fn).bind(*params)
         except TypeError:
@@ -495,9 +455,9 @@ class XlaBuilder:
         except XlaError as e:
             raise type(e)(f"{op_name}: while tracing the {role}: {e}") from None
         if isinstance(result, (tuple, list)):
-            result = ops.Tuple(sub, list(result))
+            result = _tuple(sub, list(result))
         elif not isinstance(result, XlaOp):
-            result = ops.Constant(sub, result) if _is_constant_like(result) else result
+            result = _constant(sub, result) if _is_constant_like(result) else result
         if not isinstance(result, XlaOp) or result.builder is not sub:
             raise InvalidArgumentError(
                 f"{op_name}: the {role} must return ops built from its parameters, "
@@ -553,8 +513,98 @@ class XlaBuilder:
         return XlaComputation(module)
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def find_builder(args: Sequence[Any], kwargs: Mapping[str, Any]) -> XlaBuilder | None:
+    """The builder of the first XlaBuilder or XlaOp among the arguments (lists searched)."""
+    stack = list(args) + list(kwargs.values())
+    while stack:
+        value = stack.pop(0)
+        if isinstance(value, XlaBuilder):
+            return value
+        if isinstance(value, XlaOp):
+            return value.builder
+        if isinstance(value, (list, tuple)):
+            stack.extend(value)
+    return None
+
+
+def builder_op(name: str) -> Callable[[F], F]:
+    """Wrap an op function with the builder's error policy (module docstring).
+
+    An ``XlaError`` raised while building becomes the builder's first error
+    (located at the user's call) and the op a failed one, or is raised at once
+    in die-immediately mode; after a first error, ops return failed ops.
+    """
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            builder = find_builder(args, kwargs)
+            if builder is None:
+                raise InvalidArgumentError(
+                    f"{name}: needs an XlaOp operand or an XlaBuilder argument to build with"
+                )
+            if builder.first_error is not None and not builder._die_immediately:
+                return builder.failed_op()
+            try:
+                return fn(*args, **kwargs)
+            except BuildFailed:
+                return builder.failed_op()
+            except XlaError as error:
+                builder.report_error(builder._located(error))
+                return builder.failed_op()
+
+        wrapper.op_name = name  # type: ignore[attr-defined]
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+# What tracing a callable builds, with the error policy of ops.Parameter, ops.Tuple
+# and ops.Constant (which are these builder methods behind builder_op).
+_parameter = builder_op("Parameter")(XlaBuilder.add_parameter)
+_constant = builder_op("Constant")(XlaBuilder.add_constant)
+
+
+@builder_op("Tuple")
+def _tuple(builder: XlaBuilder, elements: Sequence[XlaOp]) -> XlaOp:
+    return builder.add_instruction(HloOpcode.TUPLE, list(elements), op_name="Tuple")
+
+
+def shape_of(op: XlaOp) -> Shape:
+    """The op's shape; a failed op ends the op function quietly (its error is recorded)."""
+    if op.instruction is None:
+        raise BuildFailed()
+    return op.instruction.shape
+
+
+def primitive_type(value: Any, op_name: str) -> PrimitiveType:
+    """An element type from a PrimitiveType, a numpy dtype or an HLO name."""
+    if isinstance(value, PrimitiveType):
+        return value
+    if isinstance(value, str):
+        return PrimitiveType.from_hlo_name(value)
+    try:
+        return PrimitiveType.from_dtype(value)
+    except InvalidArgumentError:
+        raise InvalidArgumentError(
+            f"{op_name}: {value!r} is not an element type (use e.g. xlapy.F32 or np.float32)"
+        ) from None
+
+
 def _is_constant_like(value: Any) -> bool:
     return isinstance(value, (bool, int, float, complex, np.generic, np.ndarray, Literal))
 
 
-__all__ = ["XlaBuilder", "XlaComputation", "XlaOp"]
+__all__ = [
+    "BuildFailed",
+    "XlaBuilder",
+    "XlaComputation",
+    "XlaOp",
+    "builder_op",
+    "find_builder",
+    "primitive_type",
+    "shape_of",
+]

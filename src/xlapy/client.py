@@ -304,42 +304,27 @@ class Executable:
         )
 
 
-def _interpreter_backend() -> Any:
-    from .backends.interpreter import InterpreterBackend
+# The backends build on this module's neighbours (passes, evaluator), so a platform's
+# module is imported when a client for it is made: the one place where xlapy picks a
+# backend, and the only reason `import xlapy` does not load LLVM.
+def _interpreter_platform() -> tuple[Any, Any]:
+    """(backend class, options class) of the interpreter."""
+    from .backends.interpreter import InterpreterBackend, InterpreterOptions
 
-    return InterpreterBackend()
-
-
-def _interpreter_options(options: CompileOptions) -> Any:
-    from .backends.interpreter import InterpreterOptions
-
-    return InterpreterOptions(
-        num_replicas=options.num_replicas,
-        num_partitions=options.num_partitions,
-        **options.backend_options,
-    )
+    return InterpreterBackend, InterpreterOptions
 
 
-def _cpu_backend() -> Any:
-    from .backends.cpu import CpuBackend
+def _cpu_platform() -> tuple[Any, Any]:
+    """(backend class, options class) of the CPU compiler."""
+    from .backends.cpu import CpuBackend, CpuOptions
 
-    return CpuBackend()
-
-
-def _cpu_options(options: CompileOptions) -> Any:
-    from .backends.cpu import CpuOptions
-
-    return CpuOptions(
-        num_replicas=options.num_replicas,
-        num_partitions=options.num_partitions,
-        **options.backend_options,
-    )
+    return CpuBackend, CpuOptions
 
 
-# platform name -> (backend factory, options adapter)
+# platform name -> loader of its (backend class, options class)
 _PLATFORMS = {
-    "cpu": (_cpu_backend, _cpu_options),
-    "interpreter": (_interpreter_backend, _interpreter_options),
+    "cpu": _cpu_platform,
+    "interpreter": _interpreter_platform,
 }
 _PLANNED: dict[str, str] = {}
 
@@ -355,11 +340,18 @@ class LocalClient:
                 f"unknown platform {platform!r}; available: {', '.join(sorted(_PLATFORMS))}"
             )
         self.platform = platform
-        make_backend, self._adapt_options = _PLATFORMS[platform]
-        self._backend = make_backend()
+        backend_class, self._options_class = _PLATFORMS[platform]()
+        self._backend = backend_class()
         self._store: dict[int, Literal] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+
+    def _backend_options(self, options: CompileOptions) -> Any:
+        return self._options_class(
+            num_replicas=options.num_replicas,
+            num_partitions=options.num_partitions,
+            **options.backend_options,
+        )
 
     # -- devices --------------------------------------------------------------------------
     def devices(self) -> list[Device]:
@@ -412,7 +404,7 @@ class LocalClient:
         module.replica_count = options.num_replicas
         module.num_partitions = options.num_partitions
         try:
-            backend_executable = self._backend.compile(module, self._adapt_options(options))
+            backend_executable = self._backend.compile(module, self._backend_options(options))
         except RecursionError:
             # The walks over the graph and the call graph use explicit stacks; this is
             # the net under any walk that still recurses, so that the user is told what

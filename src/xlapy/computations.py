@@ -20,8 +20,11 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .builder import XlaBuilder, XlaComputation, XlaOp
+from .builder import XlaBuilder, XlaComputation, XlaOp, primitive_type
 from .errors import InvalidArgumentError
+from .ops.elementwise import Add, And, Max, Min, Mul, Or, Xor
+from .ops.movement import Parameter
+from .ops.reductions import sort_comparator
 from .shape import Shape
 from .types import PrimitiveType
 
@@ -32,8 +35,6 @@ _lock = threading.Lock()
 
 
 def _element_type(value: Any, name: str) -> PrimitiveType:
-    from .ops._support import primitive_type
-
     element_type = primitive_type(value, f"computations.{name}")
     if not element_type.is_array_type:
         raise InvalidArgumentError(
@@ -46,13 +47,11 @@ def _element_type(value: Any, name: str) -> PrimitiveType:
 def _binary(
     name: str, element_type: PrimitiveType, body: Callable[[XlaOp, XlaOp], XlaOp]
 ) -> XlaComputation:
-    from . import ops
-
     builder = XlaBuilder(f"{name}_{element_type.hlo_name}")
     builder.set_die_immediately_on_error(True)
     scalar = Shape.scalar(element_type)
-    lhs = ops.Parameter(builder, 0, scalar, "lhs")
-    rhs = ops.Parameter(builder, 1, scalar, "rhs")
+    lhs = Parameter(builder, 0, scalar, "lhs")
+    rhs = Parameter(builder, 1, scalar, "rhs")
     return builder.build(body(lhs, rhs))
 
 
@@ -63,8 +62,6 @@ def _public(name: str) -> str:
 
 @functools.cache
 def _cached_binary(name: str, element_type: PrimitiveType) -> XlaComputation:
-    from . import ops
-
     if name in ("and", "or", "xor") and not (element_type.is_pred or element_type.is_integral):
         raise InvalidArgumentError(
             f"computations.{_public(name)}: {element_type.hlo_name} has no bitwise or logical "
@@ -78,14 +75,14 @@ def _cached_binary(name: str, element_type: PrimitiveType) -> XlaComputation:
     bodies: dict[str, Callable[[XlaOp, XlaOp], XlaOp]] = {
         # pred has no arithmetic in XLA: its "sum" is Or and its "product" is And,
         # as in CreateScalarAddComputation / CreateScalarMultiplyComputation.
-        "add": ops.Or if element_type.is_pred else ops.Add,
-        "mul": ops.And if element_type.is_pred else ops.Mul,
+        "add": Or if element_type.is_pred else Add,
+        "mul": And if element_type.is_pred else Mul,
         # XLA's maximum and minimum propagate NaN, so max(f32) reduces [1, NaN] to NaN.
-        "max": ops.Max,
-        "min": ops.Min,
-        "and": ops.And,
-        "or": ops.Or,
-        "xor": ops.Xor,
+        "max": Max,
+        "min": Min,
+        "and": And,
+        "or": Or,
+        "xor": Xor,
     }
     return _binary(name, element_type, bodies[name])
 
@@ -132,32 +129,7 @@ def xor(element_type: ElementType) -> XlaComputation:
 
 
 # -- comparators -----------------------------------------------------------------------
-
-
-@functools.cache
-def _cached_comparator(name: str, element_types: tuple[PrimitiveType, ...]) -> XlaComputation:
-    from . import ops
-
-    first = element_types[0]
-    if first.is_complex:
-        raise InvalidArgumentError(
-            f"computations.{name}: {first.hlo_name} values have no order to sort by"
-        )
-    builder = XlaBuilder(f"compare_{name}_" + "_".join(t.hlo_name for t in element_types))
-    builder.set_die_immediately_on_error(True)
-    params = []
-    for i, element_type in enumerate(element_types):
-        scalar = Shape.scalar(element_type)
-        params.append(ops.Parameter(builder, 2 * i, scalar, f"p{i}_lhs"))
-        params.append(ops.Parameter(builder, 2 * i + 1, scalar, f"p{i}_rhs"))
-    # Floats compare in the total order -NaN < -Inf < ... < -0 < 0 < ... < Inf < NaN,
-    # so that a sort puts NaNs last instead of scrambling the order around them;
-    # TOTALORDER does not apply to other types, whose natural order is total already.
-    if first.is_float:
-        fn = ops.LtTotalOrder if name == "lt" else ops.GtTotalOrder
-    else:
-        fn = ops.Lt if name == "lt" else ops.Gt
-    return builder.build(fn(params[0], params[1]))
+# Sort's own default comparator (xlapy.ops.reductions.sort_comparator), cached there.
 
 
 def _comparator(name: str, element_types: ElementType | Sequence[ElementType]) -> XlaComputation:
@@ -169,8 +141,7 @@ def _comparator(name: str, element_types: ElementType | Sequence[ElementType]) -
         resolved = tuple(_element_type(t, name) for t in element_types)
     else:
         resolved = (_element_type(element_types, name),)
-    with _lock:
-        return _cached_comparator(name, resolved)
+    return sort_comparator(name, resolved)
 
 
 def lt(element_types: ElementType | Sequence[ElementType]) -> XlaComputation:

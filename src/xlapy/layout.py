@@ -16,6 +16,7 @@ and tiling are handled in exactly one place.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -122,9 +123,7 @@ class Layout:
         return self.minor_to_major[::-1]
 
     def replace(self, **changes: object) -> Layout:
-        from dataclasses import replace
-
-        return replace(self, **changes)
+        return dataclasses.replace(self, **changes)
 
     # -- text ---------------------------------------------------------------
     def __str__(self) -> str:

@@ -29,6 +29,7 @@ import numpy as np
 
 from .errors import InvalidArgumentError, UnimplementedError
 from .layout import Layout, PaddingValue, linear_index, physical_element_count, physical_positions
+from .literal_format import format_element, format_literal
 from .memory import check_allocation
 from .shape import MAX_TUPLE_DEPTH, Shape, element_type_of
 from .types import PrimitiveType
@@ -680,8 +681,6 @@ class Literal:
         if not mask.any():
             return None
         index = tuple(int(i) for i in np.unravel_index(int(np.argmax(mask)), a.shape))
-        from .literal_text import format_element
-
         et = self.element_type
         where = "{" + ",".join(str(i) for i in index) + "}"
         return (
@@ -731,13 +730,9 @@ class Literal:
 
     # -- text ------------------------------------------------------------------------
     def __str__(self) -> str:
-        from .literal_text import format_literal
-
         return format_literal(self)
 
     def __repr__(self) -> str:
-        from .literal_text import format_literal
-
         return f"Literal({format_literal(self, oneline=True)})"
 
 

@@ -1,4 +1,6 @@
-"""XLA's literal text, both directions.
+"""XLA's literal text, both directions: the parser here, the printer in
+``xlapy.literal_format`` (below ``xlapy.literal``, whose ``str`` it is) and
+re-exported.
 
 The printer reproduces ``Literal::ToString`` and the oneline, shape-less form
 that HLO text puts inside ``constant(...)`` character for character (checked
@@ -31,7 +33,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
@@ -39,210 +40,18 @@ import numpy as np
 from .errors import InvalidArgumentError, ParseError, UnimplementedError
 from .layout import Layout
 from .literal import MAX_RANK, Literal
+from .literal_format import (
+    DOUBLE_QUIET_PAYLOAD,
+    FLOAT_FACTS,
+    UINT_OF_SIZE,
+    element_kind,
+    format_element,
+    format_literal,
+)
 from .shape import MAX_TUPLE_DEPTH, Shape, parse_shape_at
-from .types import ARRAY_TYPES, PrimitiveType
+from .types import PrimitiveType
 
 P = PrimitiveType
-
-# -- per-type facts ---------------------------------------------------------------
-
-_UINT_OF_SIZE = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-_DOUBLE_QUIET_PAYLOAD = 1 << 51  # what XLA's lexer stores for a plain "nan"
-
-
-@dataclass(frozen=True)
-class _FloatFacts:
-    width: int
-    exponent_bits: int
-    mantissa_bits: int
-    max_digits10: int
-    short_digits: int  # f32/f64 first try digits10; 0 = use max_digits10 only
-    has_inf: bool
-    has_nan: bool
-    lowest: float
-    highest: float
-
-    @property
-    def payload_bits(self) -> int:
-        """NaN payload bits XLA prints and parses: IEEE-like types only."""
-        return self.mantissa_bits if self.has_inf else 0
-
-    @property
-    def quiet_payload(self) -> int:
-        return 1 << (self.mantissa_bits - 1) if self.mantissa_bits else 0
-
-
-def _float_facts(element_type: PrimitiveType) -> _FloatFacts:
-    exponent, mantissa = element_type.exponent_mantissa_bits
-    probe = np.array([np.inf, np.nan]).astype(element_type.dtype).astype(np.float64)
-    info = ml_dtypes.finfo(element_type.dtype)
-    return _FloatFacts(
-        width=element_type.bit_width,
-        exponent_bits=exponent,
-        mantissa_bits=mantissa,
-        max_digits10=2 + (mantissa + 1) * 30103 // 100000,
-        short_digits={P.F32: 6, P.F64: 15}.get(element_type, 0),
-        has_inf=bool(np.isinf(probe[0])),
-        has_nan=bool(np.isnan(probe[1])),
-        lowest=float(info.min),
-        highest=float(info.max),
-    )
-
-
-_FLOATS = {t: _float_facts(t) for t in ARRAY_TYPES if t.is_float}
-
-
-def _raw_bits(values: np.ndarray) -> np.ndarray:
-    values = np.ascontiguousarray(values)
-    return values.view(_UINT_OF_SIZE[values.dtype.itemsize]).astype(np.uint64)
-
-
-# -- formatting -------------------------------------------------------------------
-
-
-def _format_float(value: float, bits: int, facts: _FloatFacts, element_type: PrimitiveType) -> str:
-    if value != value:
-        text = "-nan" if math.copysign(1.0, value) < 0 else "nan"
-        if facts.payload_bits:
-            payload = bits & ((1 << facts.mantissa_bits) - 1)
-            if payload != facts.quiet_payload:
-                text += f"(0x{payload:x})"
-        return text
-    if facts.short_digits:
-        text = f"{value:.{facts.short_digits}g}"
-        if float(np.array(float(text)).astype(element_type.dtype)) == value:
-            return text
-    return f"{value:.{facts.max_digits10}g}"
-
-
-def _format_floats(values: np.ndarray, element_type: PrimitiveType) -> list[str]:
-    facts = _FLOATS[element_type]
-    flat = np.ascontiguousarray(values).ravel()
-    with np.errstate(all="ignore"):
-        doubles = flat.astype(np.float64).tolist()
-    bits = _raw_bits(flat).tolist()
-    return [_format_float(v, b, facts, element_type) for v, b in zip(doubles, bits, strict=True)]
-
-
-def _format_complex(values: np.ndarray, element_type: PrimitiveType) -> list[str]:
-    part = element_type.component_type
-    flat = np.ascontiguousarray(values).ravel()
-    re_text = _format_floats(np.ascontiguousarray(flat.real), part)
-    im_text = _format_floats(np.ascontiguousarray(flat.imag), part)
-    return [f"({r}, {i})" for r, i in zip(re_text, im_text, strict=True)]
-
-
-def _format_ints(values: np.ndarray, element_type: PrimitiveType) -> list[str]:
-    wide = np.uint64 if element_type.is_unsigned_integral else np.int64
-    return [str(v) for v in np.asarray(values).ravel().astype(wide).tolist()]
-
-
-def _format_preds(values: np.ndarray, element_type: PrimitiveType) -> list[str]:
-    # XLA prints pred arrays densely as 1/0 but a pred scalar as true/false.
-    if np.ndim(values) == 0:
-        return ["true" if bool(values) else "false"]
-    return ["1" if v else "0" for v in np.asarray(values).ravel().tolist()]
-
-
-_FORMATTERS = {
-    "pred": _format_preds,
-    "sint": _format_ints,
-    "uint": _format_ints,
-    "float": _format_floats,
-    "complex": _format_complex,
-}
-
-
-def _kind(element_type: PrimitiveType) -> str:
-    for kind, test in (
-        ("pred", element_type.is_pred),
-        ("sint", element_type.is_signed_integral),
-        ("uint", element_type.is_unsigned_integral),
-        ("float", element_type.is_float),
-        ("complex", element_type.is_complex),
-    ):
-        if test:
-            return kind
-    raise UnimplementedError(f"literal text for element type {element_type} is not supported")
-
-
-def format_element(value: object, element_type: PrimitiveType) -> str:
-    """One value as XLA prints a scalar of ``element_type``."""
-    element_type = PrimitiveType(element_type)
-    array = np.asarray(value, dtype=element_type.dtype).reshape(())
-    return _FORMATTERS[_kind(element_type)](array, element_type)[0]
-
-
-def _array_body(lit: Literal, oneline: bool) -> str:
-    """DenseArrayPrintHelper: the nesting, spacing and comments of XLA's printer."""
-    values = lit.to_numpy()
-    dims = lit.dimensions
-    rank = len(dims)
-    elements = _FORMATTERS[_kind(lit.element_type)](values, lit.element_type)
-    if rank == 0:
-        return elements[0]
-    linebreak = " " if oneline else "\n"
-    items = iter(elements)
-    out: list[str] = []
-
-    def open_brace(level: int, accum: list[int]) -> str:
-        if rank == 1:
-            return "{"
-        if level == rank - 1:
-            return ("" if oneline else "  ") + "{" + ("" if dims[level] <= 1 else " ")
-        if rank > 3 and accum:
-            return f"{{ /*i{len(accum) - 1}={accum[-1]}*/" + (linebreak if dims[level] > 0 else "")
-        return "{" + linebreak
-
-    def close_brace(level: int) -> str:
-        if rank == 1:
-            return "}"
-        if level == rank - 1:
-            return ("" if dims[level] <= 1 else " ") + "}"
-        return linebreak + "}"
-
-    def emit(level: int, accum: list[int]) -> None:
-        out.append(open_brace(level, accum))
-        size = dims[level]
-        separator = "," + (linebreak if level < rank - 1 else " ")
-        for i in range(size):
-            if level == rank - 1:
-                out.append(next(items))
-            else:
-                accum.append(i)
-                emit(level + 1, accum)
-                accum.pop()
-            if i < size - 1:
-                out.append(separator)
-        out.append(close_brace(level))
-
-    emit(0, [])
-    return "".join(out)
-
-
-def format_literal(
-    lit: Literal, *, with_shape: bool = True, oneline: bool = False, with_layout: bool = False
-) -> str:
-    """``Literal::ToString`` (default), ``ToStringOneline`` (oneline) or, with
-    ``with_shape=False, oneline=True``, exactly what HLO puts in ``constant(...)``."""
-    if lit.is_tuple:
-        sep, start, end = (", ", "( ", " )") if oneline else (",\n", "(\n", "\n)")
-        parts = [
-            format_literal(e, with_shape=with_shape, oneline=oneline, with_layout=with_layout)
-            for e in lit.tuple_elements
-        ]
-        return start + sep.join(parts) + end
-    if lit.is_token:
-        return "token"
-    body = _array_body(lit, oneline)
-    if not with_shape:
-        return body
-    shape = lit.shape
-    prefix = shape.to_string(print_layout=with_layout)
-    if not shape.is_static:
-        prefix += "(" + ",".join(str(d) for d in shape.dimensions) + ")"
-    return f"{prefix} {body}"
-
 
 # -- parsing -------------------------------------------------------------------------
 
@@ -356,7 +165,7 @@ class _FloatCollector:
 
     def __init__(self, element_type: PrimitiveType, reader: _Reader) -> None:
         self.element_type, self.reader = element_type, reader
-        self.facts = _FLOATS[element_type]
+        self.facts = FLOAT_FACTS[element_type]
         self.values: list[float] = []
         self.offsets: list[int] = []
         self.nan_bits: list[tuple[int, int]] = []  # (index, raw bits) for NaN payloads
@@ -392,7 +201,7 @@ class _FloatCollector:
         payload = int(payload_text, 16) if payload_text else None
         if payload == 0:
             raise self.reader.error("a NaN payload must be nonzero (nan(0x0) would be inf)", start)
-        if payload == _DOUBLE_QUIET_PAYLOAD:
+        if payload == DOUBLE_QUIET_PAYLOAD:
             payload = None
         if payload is not None:
             if not facts.payload_bits:
@@ -434,7 +243,7 @@ class _FloatCollector:
         if self.element_type == P.F8E8M0FNU:
             _round_e8m0_bottom(values, converted)
         if self.nan_bits:
-            raw = converted.view(_UINT_OF_SIZE[converted.dtype.itemsize])
+            raw = converted.view(UINT_OF_SIZE[converted.dtype.itemsize])
             for index, bits in self.nan_bits:
                 raw[index] = bits
         return converted
@@ -493,7 +302,7 @@ def _skip_elided(reader: _Reader) -> bool:
 
 def _parse_array(reader: _Reader, shape: Shape) -> Literal:
     et = shape.element_type
-    collector = _COLLECTORS[_kind(et)](et, reader)
+    collector = _COLLECTORS[element_kind(et)](et, reader)
     dims = shape.dimensions
     rank = len(dims)
     elided = False

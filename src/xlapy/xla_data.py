@@ -15,8 +15,9 @@ import enum
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from ._xla_data_util import _enum_field, _fail, _int_tuple, _same_length, _unique
+from ._xla_data_util import enum_field, fail, int_tuple, same_length, unique
 from .errors import InvalidArgumentError
+from .types import PrimitiveType
 from .xla_data_sharding import (
     AxisRef,
     ChannelHandle,
@@ -115,8 +116,6 @@ class ComparisonType(enum.Enum):
     @staticmethod
     def default_for(element_type: object) -> ComparisonType:
         """The type XLA picks when compare has no ``type=`` (by the operands' element type)."""
-        from .types import PrimitiveType
-
         et = PrimitiveType(element_type)
         if et.is_float or et.is_complex:
             return ComparisonType.FLOAT
@@ -211,16 +210,16 @@ class DotDimensionNumbers:
             "lhs_batch_dimensions",
             "rhs_batch_dimensions",
         ):
-            _int_tuple(self, name)
-            _unique(self, name)
-        _same_length(self, "lhs_contracting_dimensions", "rhs_contracting_dimensions")
-        _same_length(self, "lhs_batch_dimensions", "rhs_batch_dimensions")
+            int_tuple(self, name)
+            unique(self, name)
+        same_length(self, "lhs_contracting_dimensions", "rhs_contracting_dimensions")
+        same_length(self, "lhs_batch_dimensions", "rhs_batch_dimensions")
         for side in ("lhs", "rhs"):
             both = set(getattr(self, f"{side}_contracting_dimensions")) & set(
                 getattr(self, f"{side}_batch_dimensions")
             )
             if both:
-                raise _fail(
+                raise fail(
                     "DotDimensionNumbers",
                     f"{side} dimension(s) {sorted(both)} are "
                     "both batch and contracting; a dimension can be only one",
@@ -234,16 +233,16 @@ class RaggedDotDimensionNumbers:
     rhs_group_dimensions: Sequence[int] = ()
 
     def __post_init__(self) -> None:
-        _int_tuple(self, "lhs_ragged_dimensions")
-        _int_tuple(self, "rhs_group_dimensions")
+        int_tuple(self, "lhs_ragged_dimensions")
+        int_tuple(self, "rhs_group_dimensions")
         if len(self.lhs_ragged_dimensions) != 1:
-            raise _fail(
+            raise fail(
                 "RaggedDotDimensionNumbers",
                 "lhs_ragged_dimensions must name exactly "
                 f"one dimension, got {list(self.lhs_ragged_dimensions)}",
             )
         if len(self.rhs_group_dimensions) > 1:
-            raise _fail(
+            raise fail(
                 "RaggedDotDimensionNumbers",
                 "rhs_group_dimensions may name at most one "
                 f"dimension, got {list(self.rhs_group_dimensions)}",
@@ -269,21 +268,21 @@ class ConvolutionDimensionNumbers:
             ("output", ("output_batch_dimension", "output_feature_dimension")),
         ):
             spatial = f"{part}_spatial_dimensions"
-            _int_tuple(self, spatial)
+            int_tuple(self, spatial)
             for name in scalars:
                 v = int(getattr(self, name))
                 if v < 0:
-                    raise _fail("ConvolutionDimensionNumbers", f"{name}={v} must be >= 0")
+                    raise fail("ConvolutionDimensionNumbers", f"{name}={v} must be >= 0")
                 object.__setattr__(self, name, v)
             dims = [getattr(self, n) for n in scalars] + list(getattr(self, spatial))
             if len(set(dims)) != len(dims):
-                raise _fail(
+                raise fail(
                     "ConvolutionDimensionNumbers",
                     f"the {part} dimensions {dims} "
                     f"({', '.join(scalars)}, {spatial}) must all differ",
                 )
-        _same_length(self, "input_spatial_dimensions", "kernel_spatial_dimensions")
-        _same_length(self, "input_spatial_dimensions", "output_spatial_dimensions")
+        same_length(self, "input_spatial_dimensions", "kernel_spatial_dimensions")
+        same_length(self, "input_spatial_dimensions", "output_spatial_dimensions")
 
     @property
     def num_spatial_dimensions(self) -> int:
@@ -310,12 +309,12 @@ class PrecisionConfig:
                 self, "operand_precision", tuple(Precision(p) for p in self.operand_precision)
             )
         except ValueError:
-            raise _fail(
+            raise fail(
                 "PrecisionConfig",
                 f"operand_precision={list(self.operand_precision)!r}"
                 " must hold Precision values (DEFAULT, HIGH, HIGHEST)",
             ) from None
-        _enum_field(self, "algorithm", PrecisionAlgorithm)
+        enum_field(self, "algorithm", PrecisionAlgorithm)
 
 
 # -- gather / scatter ------------------------------------------------------------
@@ -338,22 +337,22 @@ class GatherDimensionNumbers:
             "operand_batching_dims",
             "start_indices_batching_dims",
         ):
-            _int_tuple(self, name)
-        _unique(self, "offset_dims", sorted_=True)
-        _unique(self, "collapsed_slice_dims", sorted_=True)
-        _unique(self, "start_index_map")
-        _unique(self, "operand_batching_dims", sorted_=True)
-        _unique(self, "start_indices_batching_dims")
-        _same_length(self, "operand_batching_dims", "start_indices_batching_dims")
+            int_tuple(self, name)
+        unique(self, "offset_dims", sorted_=True)
+        unique(self, "collapsed_slice_dims", sorted_=True)
+        unique(self, "start_index_map")
+        unique(self, "operand_batching_dims", sorted_=True)
+        unique(self, "start_indices_batching_dims")
+        same_length(self, "operand_batching_dims", "start_indices_batching_dims")
         both = set(self.collapsed_slice_dims) & set(self.operand_batching_dims)
         if both:
-            raise _fail(
+            raise fail(
                 "GatherDimensionNumbers",
                 f"dimension(s) {sorted(both)} are in both "
                 "collapsed_slice_dims and operand_batching_dims",
             )
         if int(self.index_vector_dim) < 0:
-            raise _fail(
+            raise fail(
                 "GatherDimensionNumbers", f"index_vector_dim={self.index_vector_dim} must be >= 0"
             )
         object.__setattr__(self, "index_vector_dim", int(self.index_vector_dim))
@@ -376,22 +375,22 @@ class ScatterDimensionNumbers:
             "input_batching_dims",
             "scatter_indices_batching_dims",
         ):
-            _int_tuple(self, name)
-        _unique(self, "update_window_dims", sorted_=True)
-        _unique(self, "inserted_window_dims", sorted_=True)
-        _unique(self, "scatter_dims_to_operand_dims")
-        _unique(self, "input_batching_dims", sorted_=True)
-        _unique(self, "scatter_indices_batching_dims")
-        _same_length(self, "input_batching_dims", "scatter_indices_batching_dims")
+            int_tuple(self, name)
+        unique(self, "update_window_dims", sorted_=True)
+        unique(self, "inserted_window_dims", sorted_=True)
+        unique(self, "scatter_dims_to_operand_dims")
+        unique(self, "input_batching_dims", sorted_=True)
+        unique(self, "scatter_indices_batching_dims")
+        same_length(self, "input_batching_dims", "scatter_indices_batching_dims")
         both = set(self.inserted_window_dims) & set(self.input_batching_dims)
         if both:
-            raise _fail(
+            raise fail(
                 "ScatterDimensionNumbers",
                 f"dimension(s) {sorted(both)} are in both "
                 "inserted_window_dims and input_batching_dims",
             )
         if int(self.index_vector_dim) < 0:
-            raise _fail(
+            raise fail(
                 "ScatterDimensionNumbers", f"index_vector_dim={self.index_vector_dim} must be >= 0"
             )
         object.__setattr__(self, "index_vector_dim", int(self.index_vector_dim))
@@ -412,7 +411,7 @@ class PaddingConfigDimension:
         for name in ("edge_padding_low", "edge_padding_high", "interior_padding"):
             object.__setattr__(self, name, int(getattr(self, name)))
         if self.interior_padding < 0:
-            raise _fail(
+            raise fail(
                 "PaddingConfigDimension",
                 f"interior_padding={self.interior_padding} "
                 "must be >= 0 (only edge padding may be negative)",
@@ -426,7 +425,7 @@ class PaddingConfig:
     def __post_init__(self) -> None:
         dims = tuple(self.dimensions)
         if not all(isinstance(d, PaddingConfigDimension) for d in dims):
-            raise _fail(
+            raise fail(
                 "PaddingConfig",
                 "dimensions must be PaddingConfigDimension values; "
                 "use PaddingConfig.from_triples([(lo, hi, interior), ...])",
@@ -438,7 +437,7 @@ class PaddingConfig:
         dims = []
         for t in triples:
             if len(t) != 3:
-                raise _fail("PaddingConfig", f"{tuple(t)} is not a (low, high, interior) triple")
+                raise fail("PaddingConfig", f"{tuple(t)} is not a (low, high, interior) triple")
             dims.append(PaddingConfigDimension(*t))
         return PaddingConfig(tuple(dims))
 
@@ -478,7 +477,7 @@ class WindowDimension:
         object.__setattr__(self, "window_reversal", bool(self.window_reversal))
         for name in ("size", "stride", "window_dilation", "base_dilation"):
             if getattr(self, name) < 1:
-                raise _fail("WindowDimension", f"{name}={getattr(self, name)} must be >= 1")
+                raise fail("WindowDimension", f"{name}={getattr(self, name)} must be >= 1")
 
 
 @dataclass(frozen=True)
@@ -488,7 +487,7 @@ class Window:
     def __post_init__(self) -> None:
         dims = tuple(self.dimensions)
         if not all(isinstance(d, WindowDimension) for d in dims):
-            raise _fail(
+            raise fail(
                 "Window",
                 "dimensions must be WindowDimension values; "
                 "use Window.make(sizes, strides, padding, ...)",
@@ -514,7 +513,7 @@ class Window:
             ("reversal", reversal),
         ):
             if seq is not None and len(seq) != n:
-                raise _fail(
+                raise fail(
                     "Window", f"{name} has {len(seq)} entries but the window has {n} dimensions"
                 )
         return Window(
@@ -578,9 +577,9 @@ class TriangularSolveOptions:
     def __post_init__(self) -> None:
         for name in ("left_side", "lower", "unit_diagonal"):
             object.__setattr__(self, name, bool(getattr(self, name)))
-        _enum_field(self, "transpose_a", Transpose)
+        enum_field(self, "transpose_a", Transpose)
         if self.transpose_a is Transpose.TRANSPOSE_INVALID:
-            raise _fail(
+            raise fail(
                 "TriangularSolveOptions", "transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT"
             )
 
@@ -615,7 +614,7 @@ class OpMetadata:
     def __post_init__(self) -> None:
         for name in ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name"):
             if not isinstance(getattr(self, name), str):
-                raise _fail("OpMetadata", f"{name} must be a string")
+                raise fail("OpMetadata", f"{name} must be a string")
         for name in (
             "source_line",
             "source_end_line",
@@ -625,14 +624,14 @@ class OpMetadata:
         ):
             v = int(getattr(self, name))
             if v < 0:
-                raise _fail("OpMetadata", f"{name}={v} must be >= 0 (0 means unset)")
+                raise fail("OpMetadata", f"{name}={v} must be >= 0 (0 means unset)")
             object.__setattr__(self, name, v)
         try:
             object.__setattr__(
                 self, "profile_type", tuple(ProfileType(p) for p in self.profile_type)
             )
         except ValueError:
-            raise _fail(
+            raise fail(
                 "OpMetadata", f"profile_type={list(self.profile_type)} holds an unknown ProfileType"
             ) from None
 
@@ -651,7 +650,7 @@ class FrontendAttributes(Mapping[str, str]):
         items = dict(self.map.items() if isinstance(self.map, Mapping) else self.map)
         for k, v in items.items():
             if not isinstance(k, str) or not isinstance(v, str):
-                raise _fail("FrontendAttributes", f"{k!r}: {v!r} - keys and values must be strings")
+                raise fail("FrontendAttributes", f"{k!r}: {v!r} - keys and values must be strings")
         object.__setattr__(self, "map", tuple(sorted(items.items())))
 
     def __getitem__(self, key: str) -> str:
@@ -706,15 +705,15 @@ class ResultAccuracy:
 
     def __post_init__(self) -> None:
         if self.mode is not None:
-            _enum_field(self, "mode", ResultAccuracyMode)
+            enum_field(self, "mode", ResultAccuracyMode)
             if (self.atol, self.rtol, self.ulps) != (0.0, 0.0, 0):
-                raise _fail(
+                raise fail(
                     "ResultAccuracy",
                     "give either a mode or tolerances (atol, rtol, "
                     "ulps), not both; use mode=None for tolerances",
                 )
         if self.atol < 0 or self.rtol < 0 or self.ulps < 0:
-            raise _fail("ResultAccuracy", "atol, rtol and ulps must be >= 0")
+            raise fail("ResultAccuracy", "atol, rtol and ulps must be >= 0")
 
     @staticmethod
     def tolerance(atol: float = 0.0, rtol: float = 0.0, ulps: int = 0) -> ResultAccuracy:
@@ -730,11 +729,11 @@ class OutputOperandAliasing:
     operand_shape_index: Sequence[int] = ()
 
     def __post_init__(self) -> None:
-        _int_tuple(self, "output_shape_index")
-        _int_tuple(self, "operand_shape_index")
+        int_tuple(self, "output_shape_index")
+        int_tuple(self, "operand_shape_index")
         object.__setattr__(self, "operand_index", int(self.operand_index))
         if self.operand_index < 0:
-            raise _fail("OutputOperandAliasing", f"operand_index={self.operand_index} must be >= 0")
+            raise fail("OutputOperandAliasing", f"operand_index={self.operand_index} must be >= 0")
 
 
 __all__ = [

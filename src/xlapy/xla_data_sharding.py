@@ -7,6 +7,7 @@ enough to deserve their own module.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from collections.abc import Sequence
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._xla_data_util import _enum_field, _fail, _int_tuple, _unique
+from ._xla_data_util import enum_field, fail, int_tuple, unique
 from .errors import InvalidArgumentError
 
 if TYPE_CHECKING:
@@ -85,8 +86,8 @@ class ReplicaGroup:
     replica_ids: Sequence[int] = ()
 
     def __post_init__(self) -> None:
-        _int_tuple(self, "replica_ids")
-        _unique(self, "replica_ids")
+        int_tuple(self, "replica_ids")
+        unique(self, "replica_ids")
 
 
 @dataclass(frozen=True)
@@ -104,8 +105,8 @@ class IotaReplicaGroupList:
     def __post_init__(self) -> None:
         object.__setattr__(self, "num_replica_groups", int(self.num_replica_groups))
         object.__setattr__(self, "num_devices_per_group", int(self.num_devices_per_group))
-        _int_tuple(self, "iota_reshape_dims")
-        _int_tuple(self, "iota_transpose_perm")
+        int_tuple(self, "iota_reshape_dims")
+        int_tuple(self, "iota_transpose_perm")
         if not self.iota_reshape_dims:
             object.__setattr__(
                 self, "iota_reshape_dims", (self.num_replica_groups * self.num_devices_per_group,)
@@ -138,17 +139,17 @@ class Mesh:
     def __post_init__(self) -> None:
         names = tuple(self.axis_names)
         if not all(isinstance(n, str) and n for n in names):
-            raise _fail("Mesh", f"axis_names={list(names)} must be non-empty strings")
+            raise fail("Mesh", f"axis_names={list(names)} must be non-empty strings")
         object.__setattr__(self, "axis_names", names)
-        _int_tuple(self, "axis_sizes")
+        int_tuple(self, "axis_sizes")
         if not names:
-            raise _fail("Mesh", "a mesh needs at least one axis")
+            raise fail("Mesh", "a mesh needs at least one axis")
         if len(names) != len(self.axis_sizes):
-            raise _fail("Mesh", f"{len(names)} axis names for {len(self.axis_sizes)} axis sizes")
+            raise fail("Mesh", f"{len(names)} axis names for {len(self.axis_sizes)} axis sizes")
         if len(set(names)) != len(names):
-            raise _fail("Mesh", f"axis_names={list(names)} repeats a name")
+            raise fail("Mesh", f"axis_names={list(names)} repeats a name")
         if any(size < 1 for size in self.axis_sizes):
-            raise _fail("Mesh", f"axis_sizes={list(self.axis_sizes)} must all be >= 1")
+            raise fail("Mesh", f"axis_sizes={list(self.axis_sizes)} must all be >= 1")
 
     @property
     def num_devices(self) -> int:
@@ -158,7 +159,7 @@ class Mesh:
         try:
             return self.axis_names.index(name)
         except ValueError:
-            raise _fail(
+            raise fail(
                 "Mesh", f"no axis named {name!r}; the axes are {', '.join(self.axis_names)}"
             ) from None
 
@@ -179,16 +180,16 @@ class AxisRef:
     def __post_init__(self) -> None:
         object.__setattr__(self, "axis", int(self.axis))
         if self.axis < 0:
-            raise _fail("AxisRef", f"axis={self.axis} must be >= 0")
+            raise fail("AxisRef", f"axis={self.axis} must be >= 0")
         if (self.pre_size is None) != (self.size is None):
-            raise _fail("AxisRef", "a sub-axis needs both pre_size and size")
+            raise fail("AxisRef", "a sub-axis needs both pre_size and size")
         if self.pre_size is not None:
             object.__setattr__(self, "pre_size", int(self.pre_size))
             object.__setattr__(self, "size", int(self.size))
             if self.pre_size < 1:
-                raise _fail("AxisRef", f"sub-axis pre_size={self.pre_size} must be >= 1")
+                raise fail("AxisRef", f"sub-axis pre_size={self.pre_size} must be >= 1")
             if self.size < 2:
-                raise _fail("AxisRef", f"sub-axis size={self.size} must be > 1")
+                raise fail("AxisRef", f"sub-axis size={self.size} must be > 1")
 
     @property
     def is_sub_axis(self) -> bool:
@@ -228,7 +229,7 @@ class MeshAxesReplicaGroupList:
                     self._check_apart(a, b)
         for a, b in zip(axes, axes[1:], strict=False):
             if a.axis == b.axis and a.is_sub_axis and a.next_pre_size == b.pre_size:
-                raise _fail(
+                raise fail(
                     "MeshAxesReplicaGroupList",
                     f"adjacent sub-axes {self._name(a)} and "
                     f"{self._name(b)} can be merged into one; XLA requires the merged form",
@@ -240,13 +241,13 @@ class MeshAxesReplicaGroupList:
 
     def _check_axis(self, ref: AxisRef) -> None:
         if ref.axis >= len(self.mesh.axis_names):
-            raise _fail(
+            raise fail(
                 "MeshAxesReplicaGroupList",
                 f"axis {ref.axis} is out of range for a mesh of {len(self.mesh.axis_names)} axes",
             )
         full = self.mesh.axis_sizes[ref.axis]
         if ref.is_sub_axis and (full % ref.next_pre_size or ref.size >= full):
-            raise _fail(
+            raise fail(
                 "MeshAxesReplicaGroupList",
                 f"sub-axis {self._name(ref)} does not fit "
                 f"axis {self.mesh.axis_names[ref.axis]} of size {full}: pre_size * size "
@@ -262,7 +263,7 @@ class MeshAxesReplicaGroupList:
         if apart:
             apart = max(a.pre_size, b.pre_size) % min(a.next_pre_size, b.next_pre_size) == 0
         if not apart:
-            raise _fail(
+            raise fail(
                 "MeshAxesReplicaGroupList",
                 f"axes {self._name(a)} and {self._name(b)} "
                 "overlap; each device position may be grouped over once",
@@ -313,11 +314,11 @@ def _check_iota(obj: object, expected_count: int) -> None:
     name = type(obj).__name__
     reshape, perm = obj.iota_reshape_dims, obj.iota_transpose_perm
     if sorted(perm) != list(range(len(reshape))):
-        raise _fail(
+        raise fail(
             name, f"iota_transpose_perm={list(perm)} must be a permutation of 0..{len(reshape) - 1}"
         )
     if math.prod(reshape) != expected_count:
-        raise _fail(
+        raise fail(
             name,
             f"iota_reshape_dims={list(reshape)} hold {math.prod(reshape)} devices "
             f"but {expected_count} are needed",
@@ -347,7 +348,7 @@ class CollectiveDeviceList:
             self.mesh_axes_replica_group_list is not None,
         ]
         if sum(forms) > 1:
-            raise _fail(
+            raise fail(
                 "CollectiveDeviceList",
                 "give one of replica_groups, "
                 "iota_replica_group_list or mesh_axes_replica_group_list, not both",
@@ -370,8 +371,8 @@ class ChannelHandle:
     def __post_init__(self) -> None:
         object.__setattr__(self, "handle", int(self.handle))
         if self.handle < 0:
-            raise _fail("ChannelHandle", f"handle={self.handle} must be >= 0")
-        _enum_field(self, "type", ChannelType)
+            raise fail("ChannelHandle", f"handle={self.handle} must be >= 0")
+        enum_field(self, "type", ChannelType)
 
 
 @dataclass(frozen=True)
@@ -383,7 +384,7 @@ class SourceTarget:
         for name in ("source", "target"):
             v = int(getattr(self, name))
             if v < 0:
-                raise _fail("SourceTarget", f"{name}={v} must be a replica/device id >= 0")
+                raise fail("SourceTarget", f"{name}={v} must be a replica/device id >= 0")
             object.__setattr__(self, name, v)
 
 
@@ -417,15 +418,15 @@ class OpSharding:
     ShardGroupType = ShardGroupType
 
     def __post_init__(self) -> None:
-        _enum_field(self, "type", OpShardingType)
-        _enum_field(self, "shard_group_type", ShardGroupType)
+        enum_field(self, "type", OpShardingType)
+        enum_field(self, "shard_group_type", ShardGroupType)
         for name in (
             "tile_assignment_dimensions",
             "tile_assignment_devices",
             "iota_reshape_dims",
             "iota_transpose_perm",
         ):
-            _int_tuple(self, name)
+            int_tuple(self, name)
         object.__setattr__(self, "tuple_shardings", tuple(self.tuple_shardings))
         object.__setattr__(self, "metadata", tuple(self.metadata))
         try:
@@ -433,7 +434,7 @@ class OpSharding:
                 self, "last_tile_dims", tuple(OpShardingType(t) for t in self.last_tile_dims)
             )
         except ValueError:
-            raise _fail(
+            raise fail(
                 "OpSharding",
                 f"last_tile_dims={list(self.last_tile_dims)} holds an unknown sharding type",
             ) from None
@@ -442,25 +443,25 @@ class OpSharding:
     def _check_tiled(self) -> None:
         dims = self.tile_assignment_dimensions
         if not dims:
-            raise _fail("OpSharding", "a tiled sharding needs tile_assignment_dimensions")
+            raise fail("OpSharding", "a tiled sharding needs tile_assignment_dimensions")
         count = math.prod(dims)
         if self.iota_reshape_dims:
             if self.tile_assignment_devices:
-                raise _fail("OpSharding", "give tile_assignment_devices or the iota form, not both")
+                raise fail("OpSharding", "give tile_assignment_devices or the iota form, not both")
             _check_iota(self, count)
         elif len(self.tile_assignment_devices) != count:
-            raise _fail(
+            raise fail(
                 "OpSharding",
                 f"tile_assignment_dimensions={list(dims)} need {count} "
                 f"devices, got {len(self.tile_assignment_devices)}",
             )
         elif len(set(self.tile_assignment_devices)) != count:
-            raise _fail("OpSharding", "tile_assignment_devices repeats a device")
+            raise fail("OpSharding", "tile_assignment_devices repeats a device")
         extra = int(self.replicate_on_last_tile_dim) + len(self.last_tile_dims)
         if self.replicate_on_last_tile_dim and self.last_tile_dims:
-            raise _fail("OpSharding", "use replicate_on_last_tile_dim or last_tile_dims, not both")
+            raise fail("OpSharding", "use replicate_on_last_tile_dim or last_tile_dims, not both")
         if extra > len(dims):
-            raise _fail(
+            raise fail(
                 "OpSharding",
                 f"{extra} subgroup dimensions but the tile assignment "
                 f"has only {len(dims)} dimensions",
@@ -471,25 +472,25 @@ class OpSharding:
             if t not in (OpShardingType.REPLICATED, OpShardingType.MANUAL, OpShardingType.UNREDUCED)
         ]
         if bad:
-            raise _fail(
+            raise fail(
                 "OpSharding",
                 f"last_tile_dims may only hold REPLICATED, MANUAL or UNREDUCED, got {bad}",
             )
 
     def _check_maximal(self) -> None:
         if len(self.tile_assignment_devices) != 1:
-            raise _fail("OpSharding", "a maximal sharding names exactly one device")
+            raise fail("OpSharding", "a maximal sharding names exactly one device")
 
     def _check_plain(self) -> None:
         if self.tile_assignment_devices or self.tile_assignment_dimensions:
-            raise _fail("OpSharding", f"a {self.type.name} sharding takes no devices")
+            raise fail("OpSharding", f"a {self.type.name} sharding takes no devices")
 
     def _check_tuple(self) -> None:
         if not all(
             isinstance(s, OpSharding) and s.type is not OpShardingType.TUPLE
             for s in self.tuple_shardings
         ):
-            raise _fail(
+            raise fail(
                 "OpSharding",
                 "tuple_shardings must be non-tuple OpSharding values (one per leaf, flattened)",
             )
@@ -552,8 +553,6 @@ class OpSharding:
         return OpSharding(OpShardingType.TUPLE, tuple_shardings=shardings)
 
     def with_shard_group(self, group_id: int, group_type: ShardGroupType) -> OpSharding:
-        import dataclasses
-
         return dataclasses.replace(
             self, is_shard_group=True, shard_group_id=group_id, shard_group_type=group_type
         )
@@ -566,7 +565,7 @@ class OpSharding:
     def device_assignment(self) -> np.ndarray:
         """The device id of every tile, shaped like tile_assignment_dimensions."""
         if self.type not in (OpShardingType.OTHER, OpShardingType.MAXIMAL):
-            raise _fail("OpSharding", f"a {self.type.name} sharding has no tile assignment")
+            raise fail("OpSharding", f"a {self.type.name} sharding has no tile assignment")
         if self.is_iota:
             flat = _iota_devices(self.iota_reshape_dims, self.iota_transpose_perm)
         else:

@@ -18,7 +18,7 @@ from xlapy import computations as C
 from xlapy import ops
 from xlapy.builder import XlaBuilder, XlaOp
 from xlapy.errors import InvalidArgumentError
-from xlapy.ops import reductions as R
+from xlapy.ops import indexing as R
 from xlapy.testing.builders import built, run, shape_is
 from xlapy.xla_data import GatherDimensionNumbers as GDN
 from xlapy.xla_data import ScatterDimensionNumbers as SDN

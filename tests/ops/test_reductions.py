@@ -498,9 +498,9 @@ def test_map_three_operands_scalars_and_a_new_element_type():
     x = ops.Parameter(b, 0, S("f32[2,3]"), "x")
     y = ops.Parameter(b, 1, S("f32[2,3]"), "y")
     n = ops.Parameter(b, 2, S("s32[2,3]"), "n")
-    fma = R.Map(b, [x, y, n], lambda a, c, k: a * c + ops.ConvertElementType(k, F32), [0, 1])
-    scaled = R.Map(b, [x, 2.0], C.mul(F32), None)  # a Python number is broadcast
-    positive = R.Map(b, [x], lambda a: a > 0, [0, 1])  # the result takes the function's type
+    fma = ops.Map(b, [x, y, n], lambda a, c, k: a * c + ops.ConvertElementType(k, F32), [0, 1])
+    scaled = ops.Map(b, [x, 2.0], C.mul(F32), None)  # a Python number is broadcast
+    positive = ops.Map(b, [x], lambda a: a > 0, [0, 1])  # the result takes the function's type
     shape_is(fma, "f32[2,3]")
     shape_is(scaled, "f32[2,3]")
     shape_is(positive, "pred[2,3]")
@@ -517,7 +517,7 @@ def test_map_invalid_calls():
     add = C.add(F32)
     check_invalid(
         params("f32[2,3]", "f32[3,2]"),
-        lambda b, x, y: R.Map(b, [x, y], add, [0, 1]),
+        lambda b, x, y: ops.Map(b, [x, y], add, [0, 1]),
         "Map:",
         "f32[2,3]",
         "f32[3,2]",
@@ -525,14 +525,14 @@ def test_map_invalid_calls():
     )
     check_invalid(
         params("f32[2,3]"),
-        lambda b, x: R.Map(b, [x], lambda a: -a, [0]),
+        lambda b, x: ops.Map(b, [x], lambda a: -a, [0]),
         "Map:",
         "f32[2,3]",
         "dimensions [0]",
     )
     check_invalid(
         params("f32[2,3]", "f32[2,3]", "f32[2,3]"),
-        lambda b, x, y, z: R.Map(b, [x, y, z], add, [0, 1]),
+        lambda b, x, y, z: ops.Map(b, [x, y, z], add, [0, 1]),
         "Map:",
         "f32[2,3]",
         "f32[2,3]",
@@ -541,7 +541,7 @@ def test_map_invalid_calls():
     )
     check_invalid(
         params("f32[2,3]", "s32[2,3]"),
-        lambda b, x, n: R.Map(b, [x, n], add, [0, 1]),
+        lambda b, x, n: ops.Map(b, [x, n], add, [0, 1]),
         "Map:",
         "s32[2,3]",
         "parameter 1",
@@ -550,7 +550,7 @@ def test_map_invalid_calls():
     b.set_die_immediately_on_error(True)
     x = ops.Parameter(b, 0, S("f32[2]"), "x")
     with pytest.raises(UnimplementedError, match="static_operands"):
-        R.Map(b, [x], lambda a: a, [0], static_operands=[x])
+        ops.Map(b, [x], lambda a: a, [0], static_operands=[x])
 
 
 # -- Sort and TopK ------------------------------------------------------------------------------

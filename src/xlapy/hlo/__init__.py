@@ -6,19 +6,21 @@ so that ``parse_module(m.to_text()).to_text() == m.to_text()``.
 """
 
 from ..opcode import HloOpcode
+from . import printer
+from .aliasing import AliasEntry, AliasKind, BufferDonor, InputOutputAlias
 from .computation import HloComputation, ProgramShape
 from .instruction import HloInstruction, RawAttribute, RawLiteral
-from .module import (
-    AliasEntry,
-    AliasKind,
-    BufferDonor,
-    HloModule,
-    InputOutputAlias,
-    ModuleConfig,
-    make_module,
-)
+from .module import HloModule, ModuleConfig, make_module
 from .parser import parse_computation, parse_module
 from .printer import PrintOptions
+
+# The IR classes print through the printer, which builds on their modules, so
+# their text methods are attached here; Python runs this file before any
+# xlapy.hlo module can be used, so every instance has them.
+HloInstruction.to_text = printer.instruction_to_text
+HloComputation.to_text = printer.computation_to_text
+HloModule.to_text = printer.module_to_text
+HloModule.equals = printer.modules_equal
 
 __all__ = [
     "AliasEntry",

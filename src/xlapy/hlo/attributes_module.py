@@ -6,17 +6,17 @@ attributes, but the parser splits them the same way, so they get the same
 kind of registry as :data:`xlapy.hlo.attributes.ATTRIBUTE_SYNTAX`. The parser
 reads and the printer writes the header through this table; the values are
 the IR's own types (:class:`~xlapy.shape.ProgramShape` for the entry layout,
-:class:`~xlapy.hlo.module.InputOutputAlias`, :class:`~xlapy.hlo.module.BufferDonor`).
+:class:`~xlapy.hlo.aliasing.InputOutputAlias`, :class:`~xlapy.hlo.aliasing.BufferDonor`).
 """
 
 from __future__ import annotations
 
 from ..errors import InvalidArgumentError, ParseError
 from ..shape import ProgramShape
+from . import aliasing
 from . import attributes_values as v
 from .attributes import BOOL, INT, STRING, AttributeSyntax
-from .attributes_text import Cursor, format_int_list, parse_int_list
-from .module import AliasEntry, AliasKind, BufferDonor, InputOutputAlias
+from .attributes_text import Cursor
 
 
 def _parse_layout(cur: Cursor) -> ProgramShape:
@@ -37,41 +37,6 @@ def _format_layout(layout: ProgramShape) -> str:
     return f"{{({params})->{layout.result.to_string(print_layout=True)}}}"
 
 
-def _parse_alias(cur: Cursor) -> AliasEntry:
-    output_index, number, index = v.parse_index_alias(cur, "parameter")
-    kind = AliasKind.MAY_ALIAS
-    if cur.eat(","):
-        kind = AliasKind(cur.keyword(("may-alias", "must-alias"), "may-alias or must-alias"))
-    cur.expect(")", "')' to close the alias")
-    return AliasEntry(output_index, number, index, kind)
-
-
-def _format_aliases(alias: InputOutputAlias) -> str:
-    return _braced(
-        v.format_index_alias(e.output_index, e.parameter_number, e.parameter_index, e.kind.value)
-        for e in alias.entries
-    )
-
-
-def _parse_donor(cur: Cursor) -> tuple[int, tuple[int, ...]]:
-    cur.expect("(", "'(' to start (parameter, {index})")
-    number = cur.nonneg_integer("a parameter number")
-    cur.expect(",", "',' after the parameter number")
-    index = parse_int_list(cur)
-    cur.expect(")", "')' to close the buffer donor")
-    return number, index
-
-
-def _format_donors(donor: BufferDonor) -> str:
-    return _braced(f"({number}, {format_int_list(index)})" for number, index in donor.entries)
-
-
-def _braced(items) -> str:
-    """XLA's header lists: ``{ a, b }``, and ``{}`` when empty."""
-    body = ", ".join(items)
-    return "{ " + body + " }" if body else "{}"
-
-
 def _parse_bool_or_list(cur: Cursor) -> tuple[bool, ...]:
     if cur.peek("{"):
         return v.parse_bool_list(cur)
@@ -87,13 +52,13 @@ MODULE_ATTRIBUTE_SYNTAX: dict[str, AttributeSyntax] = {
     ),
     "input_output_alias": AttributeSyntax(
         "aliases such as { {0}: (0, {}, may-alias) }",
-        lambda c: InputOutputAlias(tuple(c.delimited(_parse_alias, what="input/output aliases"))),
-        _format_aliases,
+        aliasing.parse_input_output_alias,
+        aliasing.format_input_output_alias,
     ),
     "buffer_donor": AttributeSyntax(
         "donors such as { (0, {}) }",
-        lambda c: BufferDonor(tuple(c.delimited(_parse_donor, what="buffer donors"))),
-        _format_donors,
+        aliasing.parse_buffer_donor,
+        aliasing.format_buffer_donor,
     ),
     "allow_spmd_sharding_propagation_to_parameters": AttributeSyntax(
         "true, false or a list such as {true,false}", _parse_bool_or_list, v.format_bool_list

@@ -13,7 +13,7 @@ from .attributes_text import (
     parse_sub_attributes,
     quote,
 )
-from .attributes_values import _checked, _format_iota, _parse_iota, format_metadata, parse_metadata
+from .attributes_values import checked, format_iota, format_metadata, parse_iota, parse_metadata
 
 # -- sharding ------------------------------------------------------------------------
 
@@ -94,7 +94,7 @@ def _parse_single_sharding(cur: Cursor) -> OpSharding:
                     what="last_tile_dims",
                 )
             elif cur.text.startswith("<=", _after_brackets(cur)):
-                tiled = _parse_iota(cur)
+                tiled = parse_iota(cur)
             else:
                 dims = tuple(
                     cur.delimited(
@@ -132,7 +132,7 @@ def _parse_single_sharding(cur: Cursor) -> OpSharding:
             sharding = sharding.with_shard_group(group[1], group[0])
         return sharding
 
-    return _checked(cur, start, build)
+    return checked(cur, start, build)
 
 
 def _after_brackets(cur: Cursor) -> int:
@@ -155,7 +155,7 @@ def _format_single_sharding(s: OpSharding) -> str:
         parts = [f"maximal device={s.tile_assignment_devices[0]}"]
     elif s.type is OpShardingType.OTHER:
         if s.is_iota:
-            devices = _format_iota(
+            devices = format_iota(
                 s.tile_assignment_dimensions, s.iota_reshape_dims, s.iota_transpose_perm
             )
         else:

@@ -45,7 +45,7 @@ from .attributes_text import (
 )
 
 
-def _checked(cur: Cursor, start: int, build):
+def checked(cur: Cursor, start: int, build):
     """Run a constructor, turning its InvalidArgumentError into a ParseError at ``start``."""
     try:
         return build()
@@ -90,7 +90,7 @@ def parse_window(cur: Cursor) -> Window:
                 f"window {name} has {len(values)} entries but size has {n}", offset=start
             )
     pads = fields.get("pad", [(0, 0)] * n)
-    return _checked(
+    return checked(
         cur,
         start,
         lambda: Window(
@@ -146,7 +146,7 @@ def parse_padding_config(cur: Cursor) -> PaddingConfig:
     if cur.at_end():
         return PaddingConfig()
     triples = parse_x_separated(cur, _parse_padding_dimension)
-    return _checked(
+    return checked(
         cur, start, lambda: PaddingConfig(tuple(PaddingConfigDimension(*t) for t in triples))
     )
 
@@ -286,7 +286,7 @@ def format_dim_labels(d: ConvolutionDimensionNumbers) -> str:
 # -- collectives -------------------------------------------------------------------
 
 
-def _parse_iota(cur: Cursor) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+def parse_iota(cur: Cursor) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """``[dims]<=[reshape]T(perm)`` as shardings and replica groups write iota lists."""
     dims = tuple(cur.delimited(lambda c: c.nonneg_integer(), "[", "]", "iota dimensions"))
     cur.expect("<=", "'<=' after the iota dimensions")
@@ -298,7 +298,7 @@ def _parse_iota(cur: Cursor) -> tuple[tuple[int, ...], tuple[int, ...], tuple[in
     return dims, reshape, perm
 
 
-def _format_iota(dims, reshape, perm) -> str:
+def format_iota(dims, reshape, perm) -> str:
     text = "[" + ",".join(map(str, dims)) + "]<=[" + ",".join(map(str, reshape)) + "]"
     if len(reshape) > 1:
         text += "T(" + ",".join(map(str, perm)) + ")"
@@ -313,18 +313,18 @@ def parse_replica_groups(cur: Cursor) -> CollectiveDeviceList:
             "supported; use mesh[...] {axes}"
         )
     if cur.peek("mesh"):
-        return _checked(
+        return checked(
             cur,
             start,
             lambda: CollectiveDeviceList(mesh_axes_replica_group_list=_parse_mesh_axes(cur)),
         )
     if cur.peek("["):
-        dims, reshape, perm = _parse_iota(cur)
+        dims, reshape, perm = parse_iota(cur)
         if len(dims) != 2:
             raise cur.error(
                 f"iota replica groups need [groups,group_size], got {list(dims)}", offset=start
             )
-        return _checked(
+        return checked(
             cur,
             start,
             lambda: CollectiveDeviceList(
@@ -337,7 +337,7 @@ def parse_replica_groups(cur: Cursor) -> CollectiveDeviceList:
         ),
         what="replica groups, e.g. {{0,1},{2,3}} or [2,2]<=[4]",
     )
-    return _checked(
+    return checked(
         cur, start, lambda: CollectiveDeviceList(tuple(ReplicaGroup(g) for g in groups))
     )
 
@@ -345,7 +345,7 @@ def parse_replica_groups(cur: Cursor) -> CollectiveDeviceList:
 def format_replica_groups(devices: CollectiveDeviceList) -> str:
     iota = devices.iota_replica_group_list
     if iota is not None:
-        return _format_iota(
+        return format_iota(
             (iota.num_replica_groups, iota.num_devices_per_group),
             iota.iota_reshape_dims,
             iota.iota_transpose_perm,
@@ -381,7 +381,7 @@ def _parse_mesh(cur: Cursor) -> Mesh:
             "expected '{' and the grouped mesh axes after the mesh; a mesh with "
             "an explicit device order (device_ids=...) is not supported"
         )
-    return _checked(cur, start, lambda: Mesh([n for n, _ in axes], [s for _, s in axes]))
+    return checked(cur, start, lambda: Mesh([n for n, _ in axes], [s for _, s in axes]))
 
 
 def _parse_axis_ref(cur: Cursor, mesh: Mesh) -> AxisRef:
@@ -411,7 +411,7 @@ def _parse_axis_ref(cur: Cursor, mesh: Mesh) -> AxisRef:
     pre_size = cur.nonneg_integer("the sub-axis pre-size")
     cur.expect(")", "')' after the sub-axis pre-size")
     size = cur.nonneg_integer("the sub-axis size")
-    return _checked(cur, start, lambda: AxisRef(index, pre_size, size))
+    return checked(cur, start, lambda: AxisRef(index, pre_size, size))
 
 
 def _parse_mesh_axes(cur: Cursor) -> MeshAxesReplicaGroupList:
@@ -537,7 +537,7 @@ _METADATA_ORDER = (
 def parse_metadata(cur: Cursor) -> OpMetadata:
     start = cur.pos
     fields = parse_sub_attributes(cur, _METADATA_FIELDS, "metadata")
-    return _checked(cur, start, lambda: OpMetadata(**fields))
+    return checked(cur, start, lambda: OpMetadata(**fields))
 
 
 def format_metadata(m: OpMetadata) -> str:
@@ -624,7 +624,7 @@ def parse_result_accuracy(cur: Cursor) -> ResultAccuracy:
         raise cur.error("result_accuracy takes exactly one of mode= or tolerance=", offset=start)
     if "mode" in fields:
         return ResultAccuracy(fields["mode"])
-    return _checked(cur, start, lambda: ResultAccuracy.tolerance(**fields["tolerance"]))
+    return checked(cur, start, lambda: ResultAccuracy.tolerance(**fields["tolerance"]))
 
 
 def format_result_accuracy(r: ResultAccuracy) -> str:

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING
 from ..errors import InvalidArgumentError
 from ..opcode import HloOpcode
 from ..shape import ProgramShape
-from .instruction import HloInstruction
+from .instruction import CalledComputation, HloInstruction
 
 if TYPE_CHECKING:
     from .module import HloModule
 
 
-class HloComputation:
+class HloComputation(CalledComputation):
     """A computation: see the module docstring."""
 
     def __init__(
@@ -227,11 +227,8 @@ class HloComputation:
     def __repr__(self) -> str:
         return f"<HloComputation {self.name}: {len(self._instructions)} instructions>"
 
-    def to_text(self, verbose: bool = False) -> str:
-        from .printer import PrintOptions, computation_text
-
-        options = PrintOptions.long() if verbose else PrintOptions.short()
-        return computation_text(self, options)
+    # ``to_text(verbose=False)`` comes from xlapy.hlo.printer, which builds on this
+    # module; the package attaches it (xlapy/hlo/__init__.py).
 
     def __str__(self) -> str:
         return self.to_text()

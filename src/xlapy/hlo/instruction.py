@@ -32,9 +32,19 @@ from ..xla_data import (
     Window,
 )
 from . import typed_attributes
+from .lexer import c_unescape
 
 if TYPE_CHECKING:
     from .computation import HloComputation
+
+
+class CalledComputation:
+    """The base of ``HloComputation``: what lets an instruction tell its called
+    computations apart from other attribute values, since computation.py builds
+    on this module and cannot be imported by it.
+    """
+
+    __slots__ = ()
 
 
 @dataclass(frozen=True)
@@ -81,7 +91,7 @@ TRAILING_ATTRIBUTE_ORDER = (
     "metadata",
     "backend_config",
 )
-_TRAILING_RANK = {name: i for i, name in enumerate(TRAILING_ATTRIBUTE_ORDER)}
+TRAILING_RANK = {name: i for i, name in enumerate(TRAILING_ATTRIBUTE_ORDER)}
 CONTROL_PREDECESSORS = "control-predecessors"
 
 
@@ -268,11 +278,11 @@ class HloInstruction:
         if name in self.attributes:
             self.attributes[name] = value
         else:
-            rank = _TRAILING_RANK.get(name, -1)
+            rank = TRAILING_RANK.get(name, -1)
             items = list(self.attributes.items())
             at = len(items)
             for i, (key, _) in enumerate(items):
-                key_rank = _TRAILING_RANK.get(key, -1)
+                key_rank = TRAILING_RANK.get(key, -1)
                 if key_rank > rank and key_rank >= 0:
                     at = i
                     break
@@ -345,8 +355,6 @@ class HloInstruction:
         if target is None:
             return None
         if isinstance(target, RawAttribute):
-            from .lexer import c_unescape
-
             return c_unescape(target.text.strip('"'))
         return str(target)
 
@@ -419,12 +427,8 @@ class HloInstruction:
         copy._control_after = self._control_after
         return copy
 
-    def to_text(self, verbose: bool = False) -> str:
-        """This instruction as one line of HLO text."""
-        from .printer import PrintOptions, instruction_text
-
-        options = PrintOptions.long() if verbose else PrintOptions.short()
-        return instruction_text(self, options)
+    # ``to_text(verbose=False)``, one line of HLO text, comes from xlapy.hlo.printer,
+    # which builds on this module; the package attaches it (xlapy/hlo/__init__.py).
 
     def __str__(self) -> str:
         return self.to_text()
@@ -434,17 +438,8 @@ class HloInstruction:
         return f"<HloInstruction {self.name} = {self.shape} {self.opcode.value}({ops})>"
 
 
-_computation_class: type | None = None
-
-
 def _is_computation(value: object) -> bool:
-    # computation.py imports this module, so the class is looked up on first use.
-    global _computation_class
-    if _computation_class is None:
-        from .computation import HloComputation
-
-        _computation_class = HloComputation
-    return isinstance(value, _computation_class)
+    return isinstance(value, CalledComputation)
 
 
 def _plain(value: object) -> object:
@@ -455,6 +450,7 @@ def _plain(value: object) -> object:
 
 
 __all__ = [
+    "CalledComputation",
     "HloInstruction",
     "RawAttribute",
     "RawLiteral",

@@ -10,102 +10,16 @@ are typed fields; the ones xlapy does not interpret are kept verbatim in
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import InvalidArgumentError
+from .aliasing import AliasEntry, AliasKind, BufferDonor, InputOutputAlias, ShapeIndex
 from .computation import HloComputation, ProgramShape
 from .instruction import HloInstruction
-
-ShapeIndex = tuple[int, ...]
-
-
-class AliasKind(enum.StrEnum):
-    """May-alias lets the runtime skip the alias; must-alias requires a donated input.
-
-    A ``str`` enum, so ``entry.kind == "must-alias"`` holds.
-    """
-
-    MAY_ALIAS = "may-alias"
-    MUST_ALIAS = "must-alias"
-
-
-def _index(value: Sequence[int]) -> ShapeIndex:
-    return tuple(int(i) for i in value)
-
-
-def _check_parameter_number(what: str, number: int) -> int:
-    number = int(number)
-    if number < 0:
-        raise InvalidArgumentError(f"{what}: parameter_number={number} must be >= 0")
-    return number
-
-
-@dataclass(frozen=True)
-class AliasEntry:
-    """An output buffer (at ``output_index``) that may reuse a parameter's buffer."""
-
-    output_index: ShapeIndex
-    parameter_number: int
-    parameter_index: ShapeIndex = ()
-    kind: AliasKind = AliasKind.MAY_ALIAS
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "output_index", _index(self.output_index))
-        object.__setattr__(self, "parameter_index", _index(self.parameter_index))
-        object.__setattr__(
-            self, "parameter_number", _check_parameter_number("AliasEntry", self.parameter_number)
-        )
-        try:
-            object.__setattr__(self, "kind", AliasKind(self.kind))
-        except ValueError:
-            raise InvalidArgumentError(
-                f"alias kind {self.kind!r} is not valid; use may-alias or must-alias"
-            ) from None
-
-
-@dataclass(frozen=True)
-class InputOutputAlias:
-    """The ``input_output_alias`` of a module (XLA's HloInputOutputAliasConfig)."""
-
-    entries: tuple[AliasEntry, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "entries", tuple(self.entries))
-
-    def __str__(self) -> str:
-        from .attributes_module import MODULE_ATTRIBUTE_SYNTAX
-
-        return MODULE_ATTRIBUTE_SYNTAX["input_output_alias"].format(self)
-
-
-@dataclass(frozen=True)
-class BufferDonor:
-    """Parameters (and indices into them) whose buffers the program may reuse.
-
-    ``entries`` holds ``(parameter_number, parameter_index)`` pairs.
-    """
-
-    entries: tuple[tuple[int, ShapeIndex], ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(
-            self,
-            "entries",
-            tuple(
-                (_check_parameter_number("BufferDonor", number), _index(index))
-                for number, index in self.entries
-            ),
-        )
-
-    def __str__(self) -> str:
-        from .attributes_module import MODULE_ATTRIBUTE_SYNTAX
-
-        return MODULE_ATTRIBUTE_SYNTAX["buffer_donor"].format(self)
-
+from .verifier import verify_module
 
 # XLA's print order of header attributes; new ones are printed in this order
 # after the ones that came from the text.
@@ -387,17 +301,9 @@ class HloModule:
         return self.config.extras
 
     # -- text, copies, comparison ---------------------------------------------------
-    def to_text(self, verbose: bool = False, *, options: Any = None) -> str:
-        """HLO text: the short parsable form, or XLA's long form with ``verbose``.
-
-        ``options`` (a :class:`~xlapy.hlo.printer.PrintOptions`) overrides both.
-        """
-        from .printer import PrintOptions, module_text
-
-        if options is None:
-            options = PrintOptions.long() if verbose else PrintOptions.short()
-        return module_text(self, options)
-
+    # ``to_text(verbose=False, *, options=None)`` and ``equals(other)`` print through
+    # xlapy.hlo.printer, which builds on this module; the package attaches them
+    # (xlapy/hlo/__init__.py) before any of its modules can be used.
     def __str__(self) -> str:
         return self.to_text()
 
@@ -459,16 +365,7 @@ class HloModule:
 
     def verify(self, *, check_shapes: bool = True) -> None:
         """Raise ``InvalidArgumentError`` listing every problem (see ``xlapy.hlo.verifier``)."""
-        from .verifier import verify_module
-
         verify_module(self, check_shapes=check_shapes)
-
-    def equals(self, other: HloModule) -> bool:
-        """Same text in the most complete print form (for tests and pass fixpoints)."""
-        from .printer import PrintOptions
-
-        options = PrintOptions.full()
-        return self.to_text(options=options) == other.to_text(options=options)
 
 
 def make_module(

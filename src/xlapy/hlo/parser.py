@@ -20,6 +20,7 @@ after that.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from typing import Any
@@ -28,6 +29,7 @@ from ..errors import InvalidArgumentError, ParseError, UnimplementedError
 from ..literal_text import parse_literal_at
 from ..opcode import COMPUTATION_ATTRIBUTES, HloOpcode
 from ..shape import Shape, parse_shape_at
+from ..shape_inference import has_rule, infer_instruction_shape
 from . import async_sugar
 from .attributes import AttributeSyntax, find_syntax
 from .attributes_module import COMPUTATION_ATTRIBUTE_SYNTAX, MODULE_ATTRIBUTE_SYNTAX
@@ -513,8 +515,6 @@ def _is_computation_attribute(opcode: HloOpcode, name: str) -> bool:
 
 
 def _near(name: str, names: Any) -> str:
-    import difflib
-
     close = difflib.get_close_matches(name, list(names), n=3)
     return f"; did you mean {' or '.join(close)}?" if close else ""
 
@@ -628,9 +628,6 @@ def _check_instruction(
         check = _check_elementwise
     if check is not None:
         check(p, instruction, shape_at, attribute_at)
-    # Imported here: shape_inference imports xlapy.opcode, so a module-level import cycles.
-    from ..shape_inference import has_rule, infer_instruction_shape
-
     if not has_rule(instruction.opcode) or any(
         isinstance(v, RawAttribute) for v in instruction.attributes.values()
     ):

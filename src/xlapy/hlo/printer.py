@@ -22,14 +22,14 @@ from .attributes import find_syntax
 from .attributes_module import COMPUTATION_ATTRIBUTE_SYNTAX, MODULE_ATTRIBUTE_SYNTAX
 from .computation import HloComputation
 from .instruction import (
-    _TRAILING_RANK,
     CONTROL_PREDECESSORS,
+    TRAILING_RANK,
     HloInstruction,
     RawAttribute,
     RawLiteral,
 )
 from .lexer import quote
-from .module import HEADER_ORDER
+from .module import HEADER_ORDER, HloModule
 
 _TUPLE_INDEX_INTERVAL = 5  # XLA annotates every 5th tuple element with /*index=N*/
 
@@ -160,7 +160,7 @@ _HIDDEN_BY_OPTION = {
     "metadata": "print_metadata",
     "backend_config": "print_backend_config",
 }
-_CONTROL_RANK = _TRAILING_RANK[CONTROL_PREDECESSORS]
+_CONTROL_RANK = TRAILING_RANK[CONTROL_PREDECESSORS]
 
 
 def _attributes_text(
@@ -183,7 +183,7 @@ def _attributes_text(
         out.append(control)
         control = ""
     for owner, name, value in items:
-        if control and anchor is None and _TRAILING_RANK.get(name, -1) > _CONTROL_RANK:
+        if control and anchor is None and TRAILING_RANK.get(name, -1) > _CONTROL_RANK:
             out.append(control)
             control = ""
         option = _HIDDEN_BY_OPTION.get(name)
@@ -304,12 +304,50 @@ def module_text(module: Any, options: PrintOptions) -> str:
     return text + "".join(computation_text(c, options, sugared) + "\n\n" for c in computations)
 
 
+# -- the IR classes' text methods -----------------------------------------------------
+# HloInstruction, HloComputation and HloModule print through this module, which
+# builds on theirs; xlapy/hlo/__init__.py attaches these as their methods.
+
+
+def instruction_to_text(instruction: HloInstruction, verbose: bool = False) -> str:
+    """This instruction as one line of HLO text (``HloInstruction.to_text``)."""
+    options = PrintOptions.long() if verbose else PrintOptions.short()
+    return instruction_text(instruction, options)
+
+
+def computation_to_text(computation: HloComputation, verbose: bool = False) -> str:
+    """``HloComputation.to_text``: the computation block, short or long form."""
+    options = PrintOptions.long() if verbose else PrintOptions.short()
+    return computation_text(computation, options)
+
+
+def module_to_text(module: HloModule, verbose: bool = False, *, options: Any = None) -> str:
+    """HLO text: the short parsable form, or XLA's long form with ``verbose``.
+
+    ``options`` (a :class:`PrintOptions`) overrides both (``HloModule.to_text``).
+    """
+    if options is None:
+        options = PrintOptions.long() if verbose else PrintOptions.short()
+    return module_text(module, options)
+
+
+def modules_equal(module: HloModule, other: HloModule) -> bool:
+    """Same text in the most complete print form (``HloModule.equals``, for tests and
+    pass fixpoints)."""
+    options = PrintOptions.full()
+    return module.to_text(options=options) == other.to_text(options=options)
+
+
 __all__ = [
     "PrintOptions",
     "attribute_value_text",
     "computation_text",
+    "computation_to_text",
     "instruction_text",
+    "instruction_to_text",
     "module_text",
+    "module_to_text",
+    "modules_equal",
     "program_shape_text",
     "shape_text",
 ]

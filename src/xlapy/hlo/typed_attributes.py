@@ -23,7 +23,8 @@ class SplitValue:
     """An ``xla_data`` value written as one HLO attribute per field."""
 
     cls: type
-    attribute_of: Mapping[str, str]  # field name -> attribute name
+    # field name -> attribute name, in the order XLA's printer writes the attributes
+    attribute_of: Mapping[str, str]
     optional: frozenset[str] = frozenset()  # fields left out of the text when empty
 
     def read(self, attribute: Callable[[str, Any], Any]) -> Any:
@@ -36,22 +37,22 @@ class SplitValue:
 
     def write(self, value: Any) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for f in fields(self.cls):
-            v = getattr(value, f.name)
+        for name, attribute in self.attribute_of.items():
+            v = getattr(value, name)
             if isinstance(v, int):
-                out[self.attribute_of[f.name]] = v
-            elif v or f.name not in self.optional:
-                out[self.attribute_of[f.name]] = tuple(v)
+                out[attribute] = v
+            elif v or name not in self.optional:
+                out[attribute] = tuple(v)
         return out
 
 
 DOT = SplitValue(
     DotDimensionNumbers,
     {
-        "lhs_contracting_dimensions": "lhs_contracting_dims",
-        "rhs_contracting_dimensions": "rhs_contracting_dims",
         "lhs_batch_dimensions": "lhs_batch_dims",
+        "lhs_contracting_dimensions": "lhs_contracting_dims",
         "rhs_batch_dimensions": "rhs_batch_dims",
+        "rhs_contracting_dimensions": "rhs_contracting_dims",
     },
     optional=frozenset({"lhs_batch_dimensions", "rhs_batch_dimensions"}),
 )
@@ -61,9 +62,9 @@ GATHER = SplitValue(
         "offset_dims": "offset_dims",
         "collapsed_slice_dims": "collapsed_slice_dims",
         "start_index_map": "start_index_map",
-        "index_vector_dim": "index_vector_dim",
         "operand_batching_dims": "operand_batching_dims",
         "start_indices_batching_dims": "start_indices_batching_dims",
+        "index_vector_dim": "index_vector_dim",
     },
     optional=frozenset({"operand_batching_dims", "start_indices_batching_dims"}),
 )
@@ -73,9 +74,9 @@ SCATTER = SplitValue(
         "update_window_dims": "update_window_dims",
         "inserted_window_dims": "inserted_window_dims",
         "scatter_dims_to_operand_dims": "scatter_dims_to_operand_dims",
-        "index_vector_dim": "index_vector_dim",
         "input_batching_dims": "input_batching_dims",
         "scatter_indices_batching_dims": "scatter_indices_batching_dims",
+        "index_vector_dim": "index_vector_dim",
     },
     optional=frozenset({"input_batching_dims", "scatter_indices_batching_dims"}),
 )

@@ -6,10 +6,8 @@ asks shape inference whether every instruction's stated shape is the one its
 opcode, operands, attributes and called computations imply. Passes run it in
 debug mode after each step, and the parser relies on it for whole modules.
 
-Shape inference lives in a package that builds on this one (it imports
-``xlapy.opcode``), so it is imported inside ``_verify_shape`` rather than
-when ``xlapy.hlo`` is imported: with the parser's shape check, the only place
-where ``hlo`` reaches up to ``shape_inference``.
+It reads instructions, computations and modules only through their methods, so
+it imports none of them and ``HloModule.verify`` can call it directly.
 """
 
 from __future__ import annotations
@@ -18,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import InvalidArgumentError, XlaError
 from ..opcode import HloOpcode
+from ..shape_inference import has_rule, infer_instruction_shape
 
 if TYPE_CHECKING:
     from .computation import HloComputation
@@ -137,9 +136,6 @@ def _verify_computation(
 
 
 def _verify_shape(instruction: HloInstruction, where: str, problems: _Problems) -> None:
-    # Imported here: shape_inference imports xlapy.opcode, so a module-level import cycles.
-    from ..shape_inference import has_rule, infer_instruction_shape
-
     if not has_rule(instruction.opcode):
         return
     try:

@@ -111,7 +111,7 @@ _STIRLING_FROM = 10.5  # the next term is below 1e-16 of the sum from here on
 _SHIFT_FACTORS = 8  # how far the shift recurrence reaches: [1.5, 10.5)
 
 
-def _stirling_correction(x: XlaOp) -> XlaOp:
+def stirling_correction(x: XlaOp) -> XlaOp:
     """lgamma(x) - ((x - 1/2) log x - x + log(2 pi)/2), for x >= 10."""
     inv = 1.0 / x
     return polynomial(inv * inv, _STIRLING) * inv
@@ -137,17 +137,17 @@ def _lgamma_positive(w: XlaOp) -> XlaOp:
     shifted = ops.Log(product) + series
     big = ops.Max(w, _STIRLING_FROM)  # keep the unused lanes finite
     log_big = ops.Log(big)
-    stirling = big * (log_big - 1.0) - log_big * 0.5 + _LOG_SQRT_2PI + _stirling_correction(big)
+    stirling = big * (log_big - 1.0) - log_big * 0.5 + _LOG_SQRT_2PI + stirling_correction(big)
     result = select(w < _STIRLING_FROM, shifted, stirling)
     # lgamma(1+d) = lgamma(2+d) - log(1+d), and 1+d is w itself: log(w) needs no log1p.
     return select(near_one, series - ops.Log(w), result)
 
 
-def _lgamma1p_impl(d: XlaOp) -> XlaOp:
+def lgamma1p_impl(d: XlaOp) -> XlaOp:
     """lgamma(1 + d) without rounding 1 + d first (the series for |d| < 1/2)."""
     n = _series_terms(element_type(d) == F64)
     near = _power_series(d, _LGAMMA2_COEFFS, n) - ops.Log1p(d)
-    return select(ops.Abs(d) < 0.5, near, _lgamma_impl(d + 1.0))
+    return select(ops.Abs(d) < 0.5, near, lgamma_impl(d + 1.0))
 
 
 def _digamma_near_root(x: XlaOp) -> XlaOp:
@@ -161,7 +161,7 @@ _LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
 _LOG_PI = math.log(math.pi)
 
 
-def _lgamma_impl(x: XlaOp) -> XlaOp:
+def lgamma_impl(x: XlaOp) -> XlaOp:
     """lgamma on the positive half-line (see _lgamma_positive), reflected below 1/2.
 
     The reflection log(pi) - lgamma(1-x) - log|sin(pi x)| takes sin of pi times
@@ -186,7 +186,7 @@ def _lgamma_impl(x: XlaOp) -> XlaOp:
 def Lgamma(x: XlaOp) -> XlaOp:
     """log|Gamma(x)|; +inf at the poles 0, -1, -2, ... and at +-inf."""
     require_float("Lgamma", x)
-    return with_upcast(_lgamma_impl, x)
+    return with_upcast(lgamma_impl, x)
 
 
 def _cos_pi_reduced(r: XlaOp) -> XlaOp:
@@ -328,7 +328,7 @@ def _polygamma_impl(n: XlaOp, x: XlaOp) -> XlaOp:
     """
     n_plus_one = n + 1.0
     sign = ops.Rem(n, 2.0) * 2.0 - 1.0
-    factorial = ops.Exp(_lgamma_impl(n_plus_one))
+    factorial = ops.Exp(lgamma_impl(n_plus_one))
     # n! is an integer the format holds exactly up to 18! (f64) or 10! (f32): round off
     # the error of exp(lgamma).
     exact_limit = 18.0 if element_type(n) == F64 else 10.0

@@ -19,7 +19,7 @@ import math
 
 from .. import ops
 from ..builder import XlaOp
-from .math_gamma import _lgamma1p_impl, _lgamma_impl, _stirling_correction
+from .math_gamma import lgamma1p_impl, lgamma_impl, stirling_correction
 from .math_support import (
     F64,
     element_type,
@@ -60,7 +60,7 @@ def _log_gamma_prefix(a: XlaOp, x: XlaOp) -> XlaOp:
     terms of size a*log(a) cancel analytically instead of numerically, and near
     x = a the bracket is log1pmx((x-a)/a), accurate to the last bit.
     """
-    naive = a * ops.Log(x) - x - _lgamma_impl(a)
+    naive = a * ops.Log(x) - x - lgamma_impl(a)
     big_a = ops.Max(a, _STIRLING_MIN_A)  # keep the unused lane finite
     d = (x - big_a) / big_a
     bracket = select(
@@ -69,7 +69,7 @@ def _log_gamma_prefix(a: XlaOp, x: XlaOp) -> XlaOp:
         big_a * ops.Log(x / big_a) - (x - big_a),
     )
     careful = (
-        bracket + ops.Log(big_a) * 0.5 - 0.5 * math.log(2.0 * math.pi) - _stirling_correction(big_a)
+        bracket + ops.Log(big_a) * 0.5 - 0.5 * math.log(2.0 * math.pi) - stirling_correction(big_a)
     )
     return select(a >= _STIRLING_MIN_A, careful, naive)
 
@@ -165,8 +165,8 @@ def _igammac_small_x(a: XlaOp, x: XlaOp) -> XlaOp:
         fac = fac * (-x / float(n))
         total = total + fac / (a + float(n))
     log_x = ops.Log(x)
-    head = -ops.Expm1(a * log_x - _lgamma1p_impl(a))
-    return head - ops.Exp(a * log_x - _lgamma_impl(a)) * total
+    head = -ops.Expm1(a * log_x - lgamma1p_impl(a))
+    return head - ops.Exp(a * log_x - lgamma_impl(a)) * total
 
 
 def _igamma_pair(a: XlaOp, x: XlaOp, complement: bool) -> XlaOp:
@@ -320,8 +320,8 @@ def _lgamma_ratio(q: XlaOp, p: XlaOp) -> XlaOp:
     return (
         p * (1.0 - ops.Log(q))
         - (q + p - 0.5) * ops.Log1p(p / q)
-        + _stirling_correction(q)
-        - _stirling_correction(q + p)
+        + stirling_correction(q)
+        - stirling_correction(q + p)
     )
 
 
@@ -355,13 +355,13 @@ def _log_beta_prefix(a: XlaOp, b: XlaOp, x: XlaOp) -> XlaOp:
         select(near, power_near, power_far)
         + ops.Log(aa * bb / (aa + bb)) * 0.5
         - 0.5 * math.log(2.0 * math.pi)
-        - (_stirling_correction(aa) + _stirling_correction(bb) - _stirling_correction(aa + bb))
+        - (stirling_correction(aa) + stirling_correction(bb) - stirling_correction(aa + bb))
     )
     # one large
     qq = ops.Max(q, big)
-    lbeta_one = _lgamma_impl(p) + _lgamma_ratio(qq, p)
+    lbeta_one = lgamma_impl(p) + _lgamma_ratio(qq, p)
     # both small
-    lbeta_small = _lgamma_impl(a) + _lgamma_impl(b) - _lgamma_impl(a + b)
+    lbeta_small = lgamma_impl(a) + lgamma_impl(b) - lgamma_impl(a + b)
     lbeta = select(q >= big, lbeta_one, lbeta_small)
     plain = a * log_x + b * log_y - lbeta
     return select(p >= big, both_large, plain)

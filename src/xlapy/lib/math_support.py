@@ -16,9 +16,8 @@ import ml_dtypes
 import numpy as np
 
 from .. import ops
-from ..builder import XlaOp
+from ..builder import XlaOp, builder_op, shape_of
 from ..errors import InvalidArgumentError
-from ..ops._support import builder_op, shape_of
 from ..types import ARRAY_TYPES, PrimitiveType
 
 F = TypeVar("F", bound=Callable[..., Any])

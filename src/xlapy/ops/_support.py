@@ -1,84 +1,32 @@
-"""What every op function shares: error recording, operand coercion, broadcasting.
+"""What every op function shares: operand coercion, broadcasting, argument checks.
 
-Each public op is wrapped by :func:`builder_op`: an ``XlaError`` raised while
-building is recorded on the builder with the file:line of the user's call
-(or raised at once in die-immediately mode) and the op returns a *failed*
-``XlaOp``; ops applied to failed ops fail quietly, so only the first error
-is reported, as in XLA.
+Each public op is wrapped by :func:`xlapy.builder.builder_op`: an ``XlaError``
+raised while building is recorded on the builder with the file:line of the
+user's call (or raised at once in die-immediately mode) and the op returns a
+*failed* ``XlaOp``; ops applied to failed ops fail quietly, so only the first
+error is reported, as in XLA.
 """
 
 from __future__ import annotations
 
-import functools
+import operator
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, NoReturn
 
 import numpy as np
 
-from ..builder import BuildFailed, XlaBuilder, XlaOp
-from ..errors import InvalidArgumentError, XlaError
+from ..builder import (
+    XlaBuilder,
+    XlaComputation,
+    XlaOp,
+    find_builder,
+    shape_of,
+)
+from ..errors import InvalidArgumentError
 from ..literal import Literal
 from ..opcode import HloOpcode
 from ..shape import Shape
 from ..shape_inference import broadcast_binary_shapes
-from ..types import PrimitiveType
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _find_builder(args: Sequence[Any], kwargs: dict[str, Any]) -> XlaBuilder | None:
-    stack = list(args) + list(kwargs.values())
-    while stack:
-        value = stack.pop(0)
-        if isinstance(value, XlaBuilder):
-            return value
-        if isinstance(value, XlaOp):
-            return value.builder
-        if isinstance(value, (list, tuple)):
-            stack.extend(value)
-    return None
-
-
-def builder_op(name: str) -> Callable[[F], F]:
-    """Wrap an op function with the builder's error policy (module docstring)."""
-
-    def decorate(fn: F) -> F:
-        @functools.wraps(fn)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            builder = _find_builder(args, kwargs)
-            if builder is None:
-                raise InvalidArgumentError(
-                    f"{name}: needs an XlaOp operand or an XlaBuilder argument to build with"
-                )
-            if builder.first_error is not None and not builder._die_immediately:
-                return builder.failed_op()
-            try:
-                return fn(*args, **kwargs)
-            except BuildFailed:
-                return builder.failed_op()
-            except XlaError as error:
-                builder.report_error(builder._located(error))
-                return builder.failed_op()
-
-        wrapper.op_name = name  # type: ignore[attr-defined]
-        return wrapper  # type: ignore[return-value]
-
-    return decorate
-
-
-def constant_op(builder: XlaBuilder, value: Any, element_type: PrimitiveType | None) -> XlaOp:
-    """A constant from a Python or numpy value, in ``element_type`` when given."""
-    if isinstance(value, Literal):
-        literal = value
-    else:
-        if element_type is not None and not isinstance(value, np.ndarray):
-            value = np.asarray(value, dtype=element_type.dtype)
-        elif element_type is not None:
-            value = value.astype(element_type.dtype)
-        literal = Literal.from_value(value)
-    return builder.add_instruction(
-        HloOpcode.CONSTANT, [], declared=literal.shape, literal=literal, op_name="Constant"
-    )
 
 
 def as_op(value: Any, like: XlaOp | None, op_name: str, builder: XlaBuilder) -> XlaOp:
@@ -89,14 +37,14 @@ def as_op(value: Any, like: XlaOp | None, op_name: str, builder: XlaBuilder) -> 
         element_type = None
         if like is not None and like.instruction is not None and like.shape.is_array:
             element_type = like.shape.element_type
-        return constant_op(builder, value, element_type)
+        return builder.add_constant(value, element_type)
     raise InvalidArgumentError(
         f"{op_name}: expected an XlaOp or a number, got {type(value).__name__}"
     )
 
 
 def operand_pair(lhs: Any, rhs: Any, op_name: str) -> tuple[XlaOp, XlaOp]:
-    builder = _find_builder([lhs, rhs], {})
+    builder = find_builder([lhs, rhs], {})
     if builder is None:
         raise InvalidArgumentError(f"{op_name}: at least one operand must be an XlaOp")
     lhs_op = lhs if isinstance(lhs, XlaOp) else None
@@ -115,12 +63,6 @@ def require_op(value: Any, what: str, op_name: str) -> XlaOp:
         )
     shape_of(value)
     return value
-
-
-def shape_of(op: XlaOp) -> Shape:
-    if op.instruction is None:
-        raise BuildFailed()
-    return op.instruction.shape
 
 
 def broadcast_in_dim(
@@ -163,24 +105,76 @@ def broadcast_operands(
     )
 
 
+# -- arguments of ops that take lists of operands and called computations -------------
+
+# A called computation: built, or a Python function traced over scalar parameters.
+Computation = XlaComputation | Callable[..., Any]
+
+
+def fail(op_name: str, message: str, operands: Sequence[Any]) -> NoReturn:
+    """Raise with the same form as shape inference: op, problem, operand shapes."""
+    shapes = ", ".join(
+        str(shape_of(op)) if isinstance(op, XlaOp) else type(op).__name__ for op in operands
+    )
+    raise InvalidArgumentError(f"{op_name}: {message} (operand shapes: {shapes or 'none'})")
+
+
+def as_list(values: Any) -> list[Any]:
+    """A sequence argument as a list; a lone value (an op, a number) as a list of one."""
+    return list(values) if isinstance(values, (list, tuple)) else [values]
+
+
+def array_ops(values: Any, what: str, op_name: str) -> list[XlaOp]:
+    """``values`` (one op or a sequence of ops) as a non-empty list of array ops."""
+    ops = as_list(values)
+    if not ops:
+        raise InvalidArgumentError(f"{op_name}: needs at least one {what}")
+    for i, op in enumerate(ops):
+        if not isinstance(op, XlaOp):
+            fail(op_name, f"{what} {i} must be an XlaOp, got {type(op).__name__}", ops)
+    for i, op in enumerate(ops):
+        if not shape_of(op).is_array:
+            fail(op_name, f"{what} {i} must be an array, got {shape_of(op)}", ops)
+    return ops
+
+
+def scalar_parameter(op: XlaOp) -> Shape:
+    """The scalar parameter a called computation receives for ``op``'s elements."""
+    return Shape.scalar(shape_of(op).element_type)
+
+
+def index_list(values: Any, what: str, op_name: str, operands: Sequence[Any]) -> tuple[int, ...]:
+    """A sequence of integers (a lone integer counts as a sequence of one).
+
+    ``operator.index`` rejects floats: a dimension of 1.5 is a mistake, not 1.
+    """
+    try:
+        return (operator.index(values),)
+    except TypeError:
+        pass
+    try:
+        return tuple(operator.index(v) for v in values)
+    except TypeError:
+        fail(op_name, f"{what} must be a sequence of integers, got {values!r}", operands)
+
+
+def index_value(value: Any, what: str, op_name: str, operands: Sequence[Any]) -> int:
+    try:
+        return operator.index(value)
+    except TypeError:
+        fail(op_name, f"{what} must be an integer, got {value!r}", operands)
+
+
+def set_flags(attributes: dict[str, Any], **flags: bool) -> dict[str, Any]:
+    """Set the boolean attributes that are true: XLA's printer leaves out false ones."""
+    attributes.update({name: True for name, value in flags.items() if value})
+    return attributes
+
+
 def int_tuple(values: Any, what: str, op_name: str) -> tuple[int, ...]:
     try:
         return tuple(int(v) for v in values)
     except (TypeError, ValueError):
         raise InvalidArgumentError(
             f"{op_name}: {what} must be a sequence of integers, got {values!r}"
-        ) from None
-
-
-def primitive_type(value: Any, op_name: str) -> PrimitiveType:
-    """An element type from a PrimitiveType, a numpy dtype or an HLO name."""
-    if isinstance(value, PrimitiveType):
-        return value
-    if isinstance(value, str):
-        return PrimitiveType.from_hlo_name(value)
-    try:
-        return PrimitiveType.from_dtype(value)
-    except InvalidArgumentError:
-        raise InvalidArgumentError(
-            f"{op_name}: {value!r} is not an element type (use e.g. xlapy.F32 or np.float32)"
         ) from None

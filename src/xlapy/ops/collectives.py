@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..builder import XlaBuilder, XlaComputation, XlaOp
+from ..builder import XlaBuilder, XlaComputation, XlaOp, builder_op, shape_of
 from ..errors import InvalidArgumentError, UnimplementedError
 from ..hlo.computation import HloComputation
 from ..layout import Layout
@@ -41,7 +41,10 @@ from ..xla_data_sharding import (
     ReplicaGroup,
     SourceTarget,
 )
-from ._support import builder_op, int_tuple, shape_of
+from ._support import (
+    int_tuple,
+)
+from .elementwise import Add, Or
 
 ReplicaGroups = (
     Sequence[ReplicaGroup] | Sequence[Sequence[int]] | CollectiveDeviceList | IotaReplicaGroupList
@@ -87,7 +90,7 @@ def _channel_id(channel_id: Any, op_name: str) -> int | None:
     return handle or None
 
 
-def _channel_handle(handle: Any, expected: ChannelType, op_name: str, data: Shape) -> ChannelHandle:
+def checked_channel_handle(handle: Any, expected: ChannelType, op_name: str, data: Shape) -> ChannelHandle:
     """A handle of the ``expected`` type (XLA rejects e.g. a host channel for Send)."""
     if isinstance(handle, int) and not isinstance(handle, bool):
         handle = ChannelHandle(handle, expected)
@@ -104,7 +107,7 @@ def _channel_handle(handle: Any, expected: ChannelType, op_name: str, data: Shap
     return handle
 
 
-def _shape(value: Any, op_name: str, what: str = "shape") -> Shape:
+def user_shape(value: Any, op_name: str, what: str = "shape") -> Shape:
     """A user-given shape, default layouts filled in where it states none (as Parameter does)."""
     if isinstance(value, str):
         value = Shape.parse(value)
@@ -127,7 +130,7 @@ def _layout(layout: Layout | Sequence[int], op_name: str) -> Layout:
     return Layout(int_tuple(layout, "layout", op_name))
 
 
-def _builder(value: Any, op_name: str) -> XlaBuilder:
+def builder_argument(value: Any, op_name: str) -> XlaBuilder:
     if not isinstance(value, XlaBuilder):
         raise InvalidArgumentError(
             f"{op_name}: the first argument must be the XlaBuilder to build with, got "
@@ -174,10 +177,10 @@ def _split_tuple(operand: XlaOp, op_name: str) -> tuple[list[XlaOp], bool]:
         return [operand], False
     if not shape.tuple_shapes:
         raise UnimplementedError(f"{op_name}: a 0-element tuple operand is not supported")
-    return [_gte(operand, i, op_name) for i in range(len(shape.tuple_shapes))], True
+    return [tuple_element(operand, i, op_name) for i in range(len(shape.tuple_shapes))], True
 
 
-def _gte(op: XlaOp, index: int, op_name: str) -> XlaOp:
+def tuple_element(op: XlaOp, index: int, op_name: str) -> XlaOp:
     return op.builder.add_instruction(
         Op.GET_TUPLE_ELEMENT, [op], attributes={"index": index}, op_name=op_name
     )
@@ -281,7 +284,7 @@ def _all_reduce(
 
 def _shape_with_layout(shapes: Sequence[Shape], value: Any, op_name: str) -> Shape:
     """The result with the layout(s) of ``value``, which must have the result's shape."""
-    pinned = _shape(value, op_name, "shape_with_layout")
+    pinned = user_shape(value, op_name, "shape_with_layout")
     result = shapes[0] if len(shapes) == 1 else Shape.tuple(shapes)
     if pinned.is_tuple and len(pinned.tuple_shapes) == 1 and result.is_array:
         pinned = pinned.tuple_shapes[0]  # XLA accepts a 1-tuple for an array result
@@ -324,8 +327,6 @@ def AllReduceTuple(
 @builder_op("CrossReplicaSum")
 def CrossReplicaSum(operand: XlaOp, replica_groups: ReplicaGroups = ()) -> XlaOp:
     """All-reduce with addition (logical or for pred), as XLA builds it."""
-    from .elementwise import Add, Or
-
     parts, was_tuple = _split_tuple(operand, "CrossReplicaSum")
     combine = Or if shape_of(parts[0]).element_type == PrimitiveType.PRED else Add
 
@@ -515,7 +516,7 @@ def _all_to_all_via_tuple(
             )  # fmt: skip
         )
     exchanged = _all_to_all_tuple(slices, devices, layout, channel, op_name)
-    received = [_gte(exchanged, i, op_name) for i in range(count)]
+    received = [tuple_element(exchanged, i, op_name) for i in range(count)]
     return builder.add_instruction(
         Op.CONCATENATE, received, attributes={"dimensions": (concat,)}, op_name=op_name
     )
@@ -655,13 +656,13 @@ def CollectiveBroadcast(
 @builder_op("ReplicaId")
 def ReplicaId(builder: XlaBuilder) -> XlaOp:
     """This replica's id, a u32 scalar in [0, replica count)."""
-    return _builder(builder, "ReplicaId").add_instruction(Op.REPLICA_ID, [], op_name="ReplicaId")
+    return builder_argument(builder, "ReplicaId").add_instruction(Op.REPLICA_ID, [], op_name="ReplicaId")
 
 
 @builder_op("PartitionId")
 def PartitionId(builder: XlaBuilder) -> XlaOp:
     """This partition's id, a u32 scalar in [0, partition count)."""
-    return _builder(builder, "PartitionId").add_instruction(
+    return builder_argument(builder, "PartitionId").add_instruction(
         Op.PARTITION_ID, [], op_name="PartitionId"
     )
 

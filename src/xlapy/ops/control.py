@@ -12,9 +12,10 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..builder import XlaBuilder, XlaComputation, XlaOp
+from ..builder import XlaBuilder, XlaComputation, XlaOp, builder_op, shape_of
 from ..errors import InvalidArgumentError
 from ..hlo.instruction import RawAttribute
+from ..hlo.printer import literal_text
 from ..literal import Literal
 from ..opcode import HloOpcode as Op
 from ..shape import Shape
@@ -25,7 +26,9 @@ from ..xla_data import (
     FrontendAttributes,
     OutputOperandAliasing,
 )
-from ._support import builder_op, require_op, shape_of
+from ._support import (
+    require_op,
+)
 
 ComputationArg = XlaComputation | Callable[..., Any]
 
@@ -267,8 +270,6 @@ def _aliasing(pairs: Any) -> tuple[OutputOperandAliasing, ...]:
 
 def _literal_attribute(literal: Any) -> RawAttribute:
     """``literal=`` as XLA writes it: the shape with its layout, a space, the values."""
-    from ..hlo.printer import literal_text
-
     if not isinstance(literal, Literal):
         literal = Literal.from_value(literal)
     shape = literal.shape.with_default_layout() if not literal.shape.has_layout else literal.shape

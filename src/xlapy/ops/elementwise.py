@@ -1,4 +1,5 @@
-"""Elementwise ops: unary functions, binary arithmetic, comparisons, select, clamp, converts.
+"""Elementwise ops: unary functions, binary arithmetic, comparisons, select, clamp, converts,
+and Map (a scalar computation applied elementwise).
 
 Binary ops take an optional ``broadcast_dimensions`` and follow the spec's
 broadcasting (scalars, degenerate dimensions, explicit dimension mapping); the
@@ -10,19 +11,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..builder import XlaOp
+from ..builder import XlaBuilder, XlaOp, builder_op, primitive_type, shape_of
+from ..errors import InvalidArgumentError, UnimplementedError
 from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data import ComparisonDirection, ComparisonType
 from ._support import (
+    Computation,
+    array_ops,
+    as_list,
     as_op,
+    broadcast_in_dim,
     broadcast_operands,
-    builder_op,
+    index_list,
     operand_pair,
-    primitive_type,
     require_op,
-    shape_of,
+    scalar_parameter,
 )
 
 # -- unary ---------------------------------------------------------------------------------
@@ -229,10 +234,63 @@ def ReducePrecision(operand: XlaOp, exponent_bits: int, mantissa_bits: int) -> X
     )
 
 
+# -- map ------------------------------------------------------------------------------------
+
+
+@builder_op("Map")
+def Map(
+    builder: XlaBuilder,
+    operands: Sequence[Any],
+    computation: Computation,
+    dimensions: Sequence[int] | None,
+    static_operands: Sequence[XlaOp] = (),
+) -> XlaOp:
+    """Apply a scalar ``computation`` elementwise across ``operands`` (spec: Map).
+
+    ``dimensions`` must be all of them in order (None: all). Scalar operands
+    (and Python numbers) are broadcast to the others' shape first, as XLA's
+    builder does. ``static_operands`` are unsupported, as in XLA.
+    """
+    if static_operands:
+        raise UnimplementedError(
+            "Map: static_operands are not supported (neither does XLA); use the values "
+            "inside the computation instead"
+        )
+    values = as_list(operands)
+    if not values:
+        raise InvalidArgumentError("Map: needs at least one operand")
+    like = next((v for v in values if isinstance(v, XlaOp)), None)
+    inputs = [as_op(v, like, "Map", builder) for v in values]
+    inputs = array_ops(inputs, "operand", "Map")
+    # The highest-rank operand gives the shape the scalars are broadcast to.
+    target = max((shape_of(x) for x in inputs), key=lambda s: s.rank)
+    inputs = [
+        broadcast_in_dim(x, target.dimensions, [], "Map")
+        if shape_of(x).rank == 0 and target.rank > 0
+        else x
+        for x in inputs
+    ]
+    if dimensions is None:
+        dims = tuple(range(target.rank))
+    else:
+        dims = index_list(dimensions, "dimensions", "Map", inputs)
+    to_apply = builder.computation_arg(
+        computation, [scalar_parameter(x) for x in inputs], "Map", "computation"
+    )
+    return builder.add_instruction(
+        Op.MAP,
+        inputs,
+        attributes={"dimensions": dims},
+        computations={"to_apply": to_apply},
+        op_name="Map",
+    )
+
+
 __all__ = (
     list(_UNARY)
     + list(_BINARY)
     + [d.name.capitalize() for d in ComparisonDirection]
     + [f"{d.name.capitalize()}TotalOrder" for d in ComparisonDirection]
     + ["Compare", "Select", "Clamp", "ConvertElementType", "BitcastConvertType", "ReducePrecision"]
+    + ["Map"]
 )

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from ..builder import XlaBuilder, XlaOp
+from ..builder import XlaBuilder, XlaOp, builder_op, primitive_type, shape_of
 from ..errors import InvalidArgumentError
+from ..hlo.typed_attributes import to_attributes
 from ..opcode import HloOpcode as Op
 from ..shape_inference import infer_shape
 from ..types import PrimitiveType
@@ -33,7 +34,11 @@ from ..xla_data import (
     Window,
     make_padding,
 )
-from ._support import builder_op, int_tuple, operand_pair, primitive_type, require_op, shape_of
+from ._support import (
+    int_tuple,
+    operand_pair,
+    require_op,
+)
 
 # -- shared helpers -----------------------------------------------------------------------
 
@@ -124,14 +129,7 @@ def _dot_attributes(dn: DotDimensionNumbers, op_name: str) -> dict[str, Any]:
         raise InvalidArgumentError(
             f"{op_name}: dimension_numbers must be a DotDimensionNumbers, got {type(dn).__name__}"
         )
-    attributes: dict[str, Any] = {}
-    if dn.lhs_batch_dimensions:
-        attributes["lhs_batch_dims"] = tuple(dn.lhs_batch_dimensions)
-    attributes["lhs_contracting_dims"] = tuple(dn.lhs_contracting_dimensions)
-    if dn.rhs_batch_dimensions:
-        attributes["rhs_batch_dims"] = tuple(dn.rhs_batch_dimensions)
-    attributes["rhs_contracting_dims"] = tuple(dn.rhs_contracting_dimensions)
-    return attributes
+    return to_attributes(dn)
 
 
 def _dot_general(

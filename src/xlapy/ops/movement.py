@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..builder import XlaBuilder, XlaOp
+from ..builder import XlaBuilder, XlaOp, builder_op, primitive_type, shape_of
 from ..errors import InvalidArgumentError
 from ..literal import Literal
 from ..opcode import HloOpcode as Op
@@ -22,11 +22,7 @@ from ..types import PrimitiveType
 from ..xla_data import PaddingConfig
 from ._support import (
     as_op,
-    builder_op,
-    constant_op,
     int_tuple,
-    primitive_type,
-    shape_of,
 )
 
 # -- parameters and constants ----------------------------------------------------------------
@@ -41,34 +37,7 @@ def Parameter(
     replicated_at_leaf_buffers: Sequence[bool] | None = None,
 ) -> XlaOp:
     """Input ``parameter_number`` of the computation (numbers must be 0..N-1)."""
-    if isinstance(shape, str):
-        shape = Shape.parse(shape)
-    if not isinstance(shape, Shape):
-        raise InvalidArgumentError(f"Parameter: shape must be a Shape, got {shape!r}")
-    number = int(parameter_number)
-    if number < 0:
-        raise InvalidArgumentError(f"Parameter: parameter_number must be >= 0, got {number}")
-    if not shape.has_layout:  # tuples get default layouts on every element too
-        shape = shape.with_default_layout()
-    attributes = {}
-    if replicated_at_leaf_buffers is not None:
-        attributes["parameter_replication"] = tuple(bool(b) for b in replicated_at_leaf_buffers)
-    if number in builder._parameters:
-        raise InvalidArgumentError(
-            f"Parameter: parameter number {number} is already used by "
-            f"{builder._parameters[number].instruction.name}"
-        )
-    op = builder.add_instruction(
-        Op.PARAMETER,
-        [],
-        attributes=attributes,
-        declared=shape,
-        op_name="Parameter",
-        parameter_number=number,
-        name=name or None,
-    )
-    builder.register_parameter(number, op, "Parameter")
-    return op
+    return builder.add_parameter(parameter_number, shape, name, replicated_at_leaf_buffers)
 
 
 @builder_op("ConstantLiteral")
@@ -76,7 +45,7 @@ def ConstantLiteral(builder: XlaBuilder, literal: Literal) -> XlaOp:
     """A constant holding ``literal``."""
     if not isinstance(literal, Literal):
         raise InvalidArgumentError(f"ConstantLiteral: expected a Literal, got {literal!r}")
-    return constant_op(builder, literal, None)
+    return builder.add_constant(literal)
 
 
 @builder_op("Constant")
@@ -84,7 +53,7 @@ def Constant(builder: XlaBuilder, value: Any, element_type: PrimitiveType | None
     """A constant from a Literal, a numpy array, a Python number or nested lists."""
     if element_type is not None:
         element_type = primitive_type(element_type, "Constant")
-    return constant_op(builder, value, element_type)
+    return builder.add_constant(value, element_type)
 
 
 @builder_op("ConstantR0")
@@ -273,48 +242,6 @@ def SliceInDim(
     return Slice(operand, starts, limits, strides)
 
 
-@builder_op("DynamicSlice")
-def DynamicSlice(operand: XlaOp, start_indices: Sequence[Any], slice_sizes: Sequence[int]) -> XlaOp:
-    """A box of ``slice_sizes`` at runtime ``start_indices`` (clamped into bounds)."""
-    starts = _start_index_ops(operand, start_indices, "DynamicSlice")
-    return operand.builder.add_instruction(
-        Op.DYNAMIC_SLICE, [operand, *starts],
-        attributes={"dynamic_slice_sizes": int_tuple(slice_sizes, "slice_sizes", "DynamicSlice")},
-        op_name="DynamicSlice",
-    )  # fmt: skip
-
-
-@builder_op("DynamicUpdateSlice")
-def DynamicUpdateSlice(operand: XlaOp, update: XlaOp, start_indices: Sequence[Any]) -> XlaOp:
-    """``operand`` with ``update`` written at runtime ``start_indices`` (clamped)."""
-    starts = _start_index_ops(operand, start_indices, "DynamicUpdateSlice")
-    return operand.builder.add_instruction(
-        Op.DYNAMIC_UPDATE_SLICE, [operand, update, *starts], op_name="DynamicUpdateSlice"
-    )
-
-
-def _start_index_ops(operand: XlaOp, start_indices: Any, op_name: str) -> list[XlaOp]:
-    """Start indices as scalar ops: a list of scalars, or one vector op (XLA's old form)."""
-    builder = operand.builder
-    if isinstance(start_indices, XlaOp):
-        vector = shape_of(start_indices)
-        if vector.rank == 0:
-            return [start_indices]
-        return [
-            Reshape(Slice(start_indices, [i], [i + 1]), []) for i in range(vector.dimensions[0])
-        ]
-    ops = [as_op(s, None, op_name, builder) for s in start_indices]
-    types = {shape_of(o).element_type for o in ops}
-    if len(types) > 1:  # Python ints become s32; widen to the ops' common type
-        target = next((t for t in types if t != PrimitiveType.S32), PrimitiveType.S32)
-        from .elementwise import ConvertElementType
-
-        ops = [
-            o if shape_of(o).element_type == target else ConvertElementType(o, target) for o in ops
-        ]
-    return ops
-
-
 @builder_op("ConcatInDim")
 def ConcatInDim(builder: XlaBuilder, operands: Sequence[XlaOp], dimension: int) -> XlaOp:
     """Join ``operands`` along ``dimension``."""
@@ -410,7 +337,7 @@ def DynamicReshape(
 __all__ = [
     "AfterAll", "Broadcast", "BroadcastInDim", "Collapse", "ConcatInDim", "Constant",
     "ConstantLiteral", "ConstantR0", "ConstantR1", "ConstantR2", "CreateToken",
-    "DynamicReshape", "DynamicSlice", "DynamicUpdateSlice", "GetDimensionSize",
+    "DynamicReshape", "GetDimensionSize",
     "GetTupleElement", "Iota", "OptimizationBarrier", "Pad", "Parameter", "Reshape", "Rev",
     "SetDimensionSize", "Slice", "SliceInDim", "Transpose", "Tuple",
 ]  # fmt: skip

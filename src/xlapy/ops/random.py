@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..builder import XlaOp
+from ..builder import XlaOp, builder_op, shape_of
 from ..errors import InvalidArgumentError
 from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data import RandomAlgorithm, RandomDistribution
-from ._support import builder_op, operand_pair, shape_of
+from ._support import (
+    operand_pair,
+)
 
 
 def _result_shape(shape: Any, op_name: str) -> Shape:

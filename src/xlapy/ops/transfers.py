@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..builder import XlaBuilder, XlaOp
+from ..builder import XlaBuilder, XlaOp, builder_op, shape_of
 from ..errors import InvalidArgumentError
 from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..types import PrimitiveType
 from ..xla_data_sharding import ChannelHandle, ChannelType
-from ._support import builder_op, shape_of
-from .collectives import _builder, _channel_handle, _gte, _shape
+from .collectives import builder_argument, checked_channel_handle, tuple_element, user_shape
 
 # -- channels: send and recv ------------------------------------------------------------------
 
@@ -28,7 +27,7 @@ def CreateChannelHandle(
 ) -> ChannelHandle:
     """A channel handle not yet handed out by this builder (or its parents), as XLA's
     ``XlaBuilder::CreateChannelHandle`` makes them."""
-    return ChannelHandle(_builder(builder, "CreateChannelHandle").next_channel_id(), channel_type)
+    return ChannelHandle(builder_argument(builder, "CreateChannelHandle").next_channel_id(), channel_type)
 
 
 def _send(operand: XlaOp, token: XlaOp, handle: ChannelHandle, host: bool, op_name: str,
@@ -74,20 +73,20 @@ def Send(
     if isinstance(token_or_handle, XlaOp):
         if channel_handle is None:
             raise InvalidArgumentError("Send: with a token, a channel_handle is required")
-        handle = _channel_handle(channel_handle, D2D, "Send", shape_of(operand))
+        handle = checked_channel_handle(channel_handle, D2D, "Send", shape_of(operand))
         return _send(operand, token_or_handle, handle, False, "Send")
     if channel_handle is not None:
         raise InvalidArgumentError(
             "Send: give Send(operand, token, handle) or Send(operand, handle)"
         )
-    handle = _channel_handle(token_or_handle, D2D, "Send", shape_of(operand))
+    handle = checked_channel_handle(token_or_handle, D2D, "Send", shape_of(operand))
     return _send(operand, _new_token(operand.builder, "Send"), handle, False, "Send")
 
 
 @builder_op("SendWithToken")
 def SendWithToken(operand: XlaOp, token: XlaOp, channel_handle: ChannelHandle) -> XlaOp:
     """Send ``operand`` on a device-to-device channel after ``token``; returns a token."""
-    handle = _channel_handle(channel_handle, D2D, "SendWithToken", shape_of(operand))
+    handle = checked_channel_handle(channel_handle, D2D, "SendWithToken", shape_of(operand))
     return _send(operand, token, handle, False, "SendWithToken")
 
 
@@ -100,28 +99,28 @@ def Recv(
 ) -> XlaOp:
     """``Recv(builder, shape, channel_handle)`` (XLA's form) returns the received data;
     ``Recv(builder, token, shape, channel_handle)`` returns recv-done's (data, token)."""
-    _builder(builder, "Recv")
+    builder_argument(builder, "Recv")
     if isinstance(token_or_shape, XlaOp):
         if channel_handle is None:
             raise InvalidArgumentError("Recv: with a token, a channel_handle is required")
-        shape = _shape(shape_or_handle, "Recv")
-        handle = _channel_handle(channel_handle, D2D, "Recv", shape)
+        shape = user_shape(shape_or_handle, "Recv")
+        handle = checked_channel_handle(channel_handle, D2D, "Recv", shape)
         return _recv(token_or_shape, shape, handle, False, "Recv")
     if channel_handle is not None:
         raise InvalidArgumentError(
             "Recv: give Recv(builder, shape, handle) or Recv(builder, token, shape, handle)"
         )
-    shape = _shape(token_or_shape, "Recv")
-    handle = _channel_handle(shape_or_handle, D2D, "Recv", shape)
+    shape = user_shape(token_or_shape, "Recv")
+    handle = checked_channel_handle(shape_or_handle, D2D, "Recv", shape)
     done = _recv(_new_token(builder, "Recv"), shape, handle, False, "Recv")
-    return _gte(done, 0, "Recv")
+    return tuple_element(done, 0, "Recv")
 
 
 @builder_op("RecvWithToken")
 def RecvWithToken(token: XlaOp, shape: Shape, channel_handle: ChannelHandle) -> XlaOp:
     """Receive data of ``shape`` on a device-to-device channel; returns (data, token)."""
-    shape = _shape(shape, "RecvWithToken")
-    handle = _channel_handle(channel_handle, D2D, "RecvWithToken", shape)
+    shape = user_shape(shape, "RecvWithToken")
+    handle = checked_channel_handle(channel_handle, D2D, "RecvWithToken", shape)
     return _recv(token, shape, handle, False, "RecvWithToken")
 
 
@@ -131,7 +130,7 @@ def SendToHost(
 ) -> XlaOp:
     """Send an array to the host on a device-to-host channel; returns a token."""
     op_name = "SendToHost"
-    shape = _shape(shape_with_layout, op_name, "shape_with_layout")
+    shape = user_shape(shape_with_layout, op_name, "shape_with_layout")
     operand_shape = shape_of(operand)
     if not operand_shape.is_array:
         raise InvalidArgumentError(f"{op_name} only supports array shapes, got {operand_shape}")
@@ -139,7 +138,7 @@ def SendToHost(
         raise InvalidArgumentError(
             f"{op_name}: shape {shape} must be compatible with operand shape {operand_shape}"
         )
-    handle = _channel_handle(channel_handle, ChannelType.DEVICE_TO_HOST, op_name, shape)
+    handle = checked_channel_handle(channel_handle, ChannelType.DEVICE_TO_HOST, op_name, shape)
     return _send(operand, token, handle, True, op_name, shape)
 
 
@@ -147,10 +146,10 @@ def SendToHost(
 def RecvFromHost(token: XlaOp, shape: Shape, channel_handle: ChannelHandle) -> XlaOp:
     """Receive an array from the host on a host-to-device channel; returns (data, token)."""
     op_name = "RecvFromHost"
-    shape = _shape(shape, op_name)
+    shape = user_shape(shape, op_name)
     if not shape.is_array:
         raise InvalidArgumentError(f"{op_name} only supports array shapes, got {shape}")
-    handle = _channel_handle(channel_handle, ChannelType.HOST_TO_DEVICE, op_name, shape)
+    handle = checked_channel_handle(channel_handle, ChannelType.HOST_TO_DEVICE, op_name, shape)
     return _recv(token, shape, handle, True, op_name)
 
 
@@ -183,23 +182,23 @@ def Infeed(builder: XlaBuilder, shape: Shape, config: str = "") -> XlaOp:
     Token-less infeeds of one builder are chained through each other's
     tokens, as XLA's builder does, so they read in program order.
     """
-    _builder(builder, "Infeed")
-    shape = _shape(shape, "Infeed")
+    builder_argument(builder, "Infeed")
+    shape = user_shape(shape, "Infeed")
     infeed = _infeed(_feed_token(builder, "infeed", "Infeed"), shape, config, "Infeed")
-    _remember_token(builder, "infeed", _gte(infeed, 1, "Infeed"))
-    return _gte(infeed, 0, "Infeed")
+    _remember_token(builder, "infeed", tuple_element(infeed, 1, "Infeed"))
+    return tuple_element(infeed, 0, "Infeed")
 
 
 @builder_op("InfeedWithToken")
 def InfeedWithToken(token: XlaOp, shape: Shape, config: str = "") -> XlaOp:
     """Read one value of ``shape`` after ``token``; returns the (data, token) tuple."""
-    return _infeed(token, _shape(shape, "InfeedWithToken"), config, "InfeedWithToken")
+    return _infeed(token, user_shape(shape, "InfeedWithToken"), config, "InfeedWithToken")
 
 
 def _outfeed(
     operand: XlaOp, token: XlaOp, shape_with_layout: Any, config: str, op_name: str
 ) -> XlaOp:
-    shape = _shape(shape_with_layout, op_name, "shape_with_layout")
+    shape = user_shape(shape_with_layout, op_name, "shape_with_layout")
     operand_shape = shape_of(operand)
     if not operand_shape.compatible(shape):
         raise InvalidArgumentError(

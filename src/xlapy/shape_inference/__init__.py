@@ -20,7 +20,9 @@ from . import (  # noqa: F401  (the modules register their rules)
     indexing,
     linalg,
     movement,
+    random,
     reductions,
+    transfers,
 )
 from ._core import RULES, InferenceContext, rule
 from .elementwise import broadcast_binary_shapes

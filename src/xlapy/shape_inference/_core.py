@@ -88,6 +88,14 @@ class InferenceContext:
                     f"has {list(shape.dimensions)}, {noun} 0 has {list(first.dimensions)}"
                 )
 
+    def same_dimension_arrays(self, note: str = "") -> list[Shape]:
+        """The operands of map and sort: at least one array, all of the same dimensions."""
+        if not self.operands:
+            self.fail("needs at least one operand")
+        arrays = self.arrays()
+        self.check_same_dimensions(arrays, "operand", note=note)
+        return arrays
+
     # -- attributes -------------------------------------------------------------
     def attr(self, name: str, default: Any = _REQUIRED) -> Any:
         value = self.attributes.get(name, default)

@@ -1,4 +1,4 @@
-"""Shape rules of collectives, point-to-point transfers, feeds and random numbers.
+"""Shape rules of collectives (and of replica-id/partition-id, which name a device).
 
 A collective's result may depend on how many devices take part (all-gather
 multiplies a dimension by it, reduce-scatter divides by it). That number is
@@ -6,9 +6,7 @@ the replica group size when ``replica_groups`` says it; when it does not
 (empty groups mean "every replica", and cross-replica-and-partition groups
 also span every partition) it is a property of the module's configuration,
 which shape inference does not see. Then the declared result shape supplies
-it and the rule checks that it is consistent. send/recv/infeed tuples and
-the data shapes of recv, infeed and the random-number ops are likewise taken
-from the declared shape, as XLA takes them from the instruction.
+it and the rule checks that it is consistent.
 """
 
 from __future__ import annotations
@@ -18,12 +16,9 @@ from collections.abc import Sequence
 from ..opcode import HloOpcode as Op
 from ..shape import Shape
 from ..types import PrimitiveType
-from ..xla_data import CollectiveOpGroupMode, RandomAlgorithm, RandomDistribution
+from ..xla_data import CollectiveOpGroupMode
 from ._core import InferenceContext, array_shape, rule
 from .control import compatible
-
-_U32 = array_shape(PrimitiveType.U32, [])
-_TOKEN = Shape.token()
 
 
 def _one_or_tuple(shapes: Sequence[Shape]) -> Shape:
@@ -375,145 +370,10 @@ def _collective_broadcast(ctx: InferenceContext) -> Shape:
     return _one_or_tuple(arrays)
 
 
-# -- send, recv, infeed, outfeed --------------------------------------------------------------
+# -- device ids -------------------------------------------------------------------------
 
 
-def _expect_token(ctx: InferenceContext, index: int) -> None:
-    if index >= len(ctx.operands) or not ctx.operands[index].is_token:
-        got = ctx.operands[index] if index < len(ctx.operands) else "nothing"
-        ctx.fail(f"operand {index} must be a token, got {got}")
-
-
-def _transfer_tuple(ctx: InferenceContext, t: Shape, what: str) -> Shape:
-    """The data shape of a (data, u32[], token[]) send/recv context."""
-    parts = t.tuple_shapes if t.is_tuple else ()
-    if len(parts) != 3 or not compatible(parts[1], _U32) or not parts[2].is_token:
-        ctx.fail(f"{what} must be a (data, u32[], token[]) tuple, got {t}")
-    return parts[0]
-
-
-@rule(Op.SEND)
-def _send(ctx: InferenceContext) -> Shape:
-    ctx.expect_operand_count(2)
-    _expect_token(ctx, 1)
-    return Shape.tuple([ctx.operands[0], _U32, _TOKEN])
-
-
-@rule(Op.SEND_DONE)
-def _send_done(ctx: InferenceContext) -> Shape:
-    ctx.expect_operand_count(1)
-    _transfer_tuple(ctx, ctx.operands[0], "the operand (a send)")
-    return _TOKEN
-
-
-@rule(Op.RECV)
-def _recv(ctx: InferenceContext) -> Shape:
-    """(data, u32[], token[]), the data shape as declared."""
-    ctx.expect_operand_count(1)
-    _expect_token(ctx, 0)
-    declared = ctx.declared_shape()
-    _transfer_tuple(ctx, declared, "the result")
-    return declared
-
-
-@rule(Op.RECV_DONE)
-def _recv_done(ctx: InferenceContext) -> Shape:
-    ctx.expect_operand_count(1)
-    return Shape.tuple([_transfer_tuple(ctx, ctx.operands[0], "the operand (a recv)"), _TOKEN])
-
-
-def _contains_token(shape: Shape) -> bool:
-    if shape.is_tuple:
-        return any(_contains_token(s) for s in shape.tuple_shapes)
-    return shape.is_token
-
-
-@rule(Op.INFEED)
-def _infeed(ctx: InferenceContext) -> Shape:
-    """(data, token[]), the data shape as declared."""
-    ctx.expect_operand_count(1)
-    _expect_token(ctx, 0)
-    declared = ctx.declared_shape()
-    parts = declared.tuple_shapes if declared.is_tuple else ()
-    if len(parts) != 2 or not parts[1].is_token or _contains_token(parts[0]):
-        ctx.fail(f"the result must be a (data, token[]) tuple with token-free data, got {declared}")
-    return declared
-
-
-@rule(Op.OUTFEED)
-def _outfeed(ctx: InferenceContext) -> Shape:
-    ctx.expect_operand_count(2)
-    _expect_token(ctx, 1)
-    stated = ctx.attr("outfeed_shape", None)
-    if stated is not None and not compatible(stated, ctx.operands[0]):
-        ctx.fail(f"outfeed_shape {stated} must match the data operand {ctx.operands[0]}")
-    return _TOKEN
-
-
-# -- random numbers ---------------------------------------------------------------------------
-
-
-@rule(Op.RNG)
-def _rng(ctx: InferenceContext) -> Shape:
-    """Two scalar parameters of type T (a, b or mu, sigma); the dimensions are declared."""
-    ctx.expect_operand_count(2)
-    a, b = ctx.array(0, "first parameter"), ctx.array(1, "second parameter")
-    distribution = RandomDistribution(ctx.attr("distribution"))
-    if not (a.is_scalar and b.is_scalar):
-        ctx.fail("both distribution parameters must be scalars")
-    if a.element_type != b.element_type:
-        ctx.fail("both distribution parameters must have the same element type")
-    t = a.element_type
-    if distribution is RandomDistribution.RNG_NORMAL and not t.is_float:
-        ctx.fail(f"a normal distribution needs floating-point parameters, got {t.hlo_name}")
-    if distribution is RandomDistribution.RNG_UNIFORM and not (
-        t.is_float or t.is_integral or t.is_pred
-    ):
-        ctx.fail(
-            f"a uniform distribution needs pred, integer or floating-point parameters, got {t.hlo_name}"
-        )
-    if distribution is RandomDistribution.RNG_INVALID:
-        ctx.fail("distribution must be rng_uniform or rng_normal")
-    out = ctx.declared_shape()
-    if not out.is_array or out.element_type != t:
-        ctx.fail(f"the result must be an array of the parameters' type {t.hlo_name}, got {out}")
-    return array_shape(t, out.dimensions, out.dynamic_dimensions)
-
-
-@rule(Op.RNG_BIT_GENERATOR)
-def _rng_bit_generator(ctx: InferenceContext) -> Shape:
-    """(new state, random bits): the state keeps its shape, the bits' shape is declared."""
-    ctx.expect_operand_count(1)
-    state = ctx.array(0, "initial state")
-    if state.rank != 1 or not state.element_type.is_unsigned_integral:
-        ctx.fail(
-            f"the initial state must be a vector of unsigned integers (e.g. u64[2]), got {state}"
-        )
-    algorithm = RandomAlgorithm(ctx.attr("algorithm", RandomAlgorithm.RNG_DEFAULT))
-    if state.element_type == PrimitiveType.U64:
-        valid = {RandomAlgorithm.RNG_THREE_FRY: (2,), RandomAlgorithm.RNG_PHILOX: (2, 3)}
-        sizes = valid.get(algorithm)
-        if sizes is not None and state.dimensions[0] not in sizes:
-            ctx.fail(
-                f"{algorithm.name.lower()} needs a u64 state of {' or '.join(map(str, sizes))} "
-                f"elements, got {state}"
-            )
-    out = ctx.declared_shape()
-    parts = out.tuple_shapes if out.is_tuple else ()
-    if len(parts) != 2 or not parts[1].is_array:
-        ctx.fail(f"the result must be a (state, random bits) tuple, got {out}")
-    if not compatible(parts[0], state):
-        ctx.fail(f"the result's state {parts[0]} must have the initial state's shape {state}")
-    if not parts[1].element_type.is_integral:
-        ctx.fail(f"the random bits must have an integer element type, got {parts[1]}")
-    return out
-
-
-@rule(Op.RNG_GET_AND_UPDATE_STATE)
-def _rng_get_and_update_state(ctx: InferenceContext) -> Shape:
-    """The old 128-bit generator state, as u64[2]."""
+@rule(Op.REPLICA_ID, Op.PARTITION_ID)
+def _device_id(ctx: InferenceContext) -> Shape:
     ctx.expect_operand_count(0)
-    delta = ctx.attr("delta")  # how far the state advances; XLA always states it
-    if not isinstance(delta, int):
-        ctx.fail(f"delta must be an integer, got {delta!r}")
-    return array_shape(PrimitiveType.U64, [2])
+    return array_shape(PrimitiveType.U32, [])

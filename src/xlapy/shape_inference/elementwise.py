@@ -4,7 +4,8 @@ In HLO every elementwise operand already has the result's dimensions (scalar
 predicates of select excepted); the implicit broadcasting of the spec
 (spec/broadcasting.md) happens in the builder, which asks
 :func:`broadcast_binary_shapes` for the result and inserts explicit
-broadcasts. Element-type requirements follow XLA's ShapeInference.
+broadcasts. Element-type requirements follow XLA's ShapeInference. Map, an
+elementwise op with a called computation, is checked here too.
 """
 
 from __future__ import annotations
@@ -345,3 +346,33 @@ def broadcast_binary_shapes(
         result[d] = b if a == 1 else a
     small_map, large_map = bdims, list(range(large.rank))
     return (result, large_map, small_map) if swapped else (result, small_map, large_map)
+
+
+# -- map ------------------------------------------------------------------------------
+
+
+@rule(Op.MAP)
+def _map(ctx: InferenceContext) -> Shape:
+    arrays = ctx.same_dimension_arrays()
+    first = arrays[0]
+    dims = ctx.int_list("dimensions", list(range(first.rank)))
+    if dims != list(range(first.rank)):
+        ctx.fail(
+            f"dimensions {dims} must be every operand dimension in order, "
+            f"{list(range(first.rank))}; map over a subset of dimensions is not supported"
+        )
+    fn = ctx.computation("to_apply")
+    if len(fn.parameters) != len(arrays):
+        ctx.fail(
+            f"to_apply takes {len(fn.parameters)} parameters but the map has {len(arrays)} "
+            f"operands; it must take one scalar per operand (signature {fn})"
+        )
+    if not fn.result.is_scalar:
+        ctx.fail(f"to_apply must return a scalar, but has signature {fn}")
+    for i, (param, x) in enumerate(zip(fn.parameters, arrays, strict=True)):
+        if not param.compatible(Shape.scalar(x.element_type)):
+            ctx.fail(
+                f"to_apply parameter {i} is {param}; it must be {x.element_type.hlo_name}[] to "
+                f"take the elements of operand {i} (signature {fn})"
+            )
+    return array_shape(fn.result.element_type, first.dimensions, first.dynamic_dimensions)

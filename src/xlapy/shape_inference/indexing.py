@@ -1,4 +1,5 @@
-"""Shape rules of the ops that address parts of an array: slice, pad, gather, scatter.
+"""Shape rules of the ops that read or write an array at runtime indices: dynamic-slice,
+dynamic-update-slice, gather, scatter.
 
 Gather and scatter carry many dimension numbers whose constraints interact;
 each constraint of the StableHLO spec (C1..C25, also enforced by XLA's
@@ -16,8 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..opcode import HloOpcode as Op
-from ..shape import UNBOUNDED_SIZE, Shape
-from ..xla_data import PaddingConfig
+from ..shape import Shape
 from ._core import InferenceContext, array_shape, rule
 from .reductions import check_reducer
 
@@ -38,97 +38,52 @@ def _check_in_range(ctx: InferenceContext, dims: Sequence[int], bound: int, what
             ctx.fail(f"{what} {list(dims)} has {d}, outside the valid range [0, {bound})")
 
 
-# -- slice -----------------------------------------------------------------------
+# -- dynamic-slice, dynamic-update-slice -------------------------------------------
 
 
-def _slice_triples(ctx: InferenceContext) -> list[tuple[int, int, int]]:
-    """The ``slice`` attribute: a (start, limit, stride) triple per dimension."""
-    value = ctx.attr("slice")
-    try:
-        triples = [(int(start), int(limit), int(stride)) for start, limit, stride in value]
-    except (TypeError, ValueError):
-        ctx.fail(
-            f"attribute slice must hold a (start, limit, stride) triple per dimension, "
-            f"got {value!r}"
-        )
-    return triples
+def _check_start_indices(ctx: InferenceContext, operands: tuple[Shape, ...], rank: int) -> None:
+    """Start indices: one integer scalar per dimension, all of one type (XLA's form)."""
+    if len(operands) != rank:
+        ctx.fail(f"needs {rank} scalar start indices (one per dimension), got {len(operands)}")
+    types = set()
+    for s in operands:
+        if not (s.is_array and s.is_scalar and s.element_type.is_integral):
+            ctx.fail(f"start indices must be integer scalars, got {s}")
+        types.add(s.element_type)
+    if len(types) > 1:
+        ctx.fail("start indices must all have the same integer type")
 
 
-@rule(Op.SLICE)
-def _slice(ctx: InferenceContext) -> Shape:
-    ctx.expect_operand_count(1)
+@rule(Op.DYNAMIC_SLICE)
+def _dynamic_slice(ctx: InferenceContext) -> Shape:
     x = ctx.array(0)
-    triples = _slice_triples(ctx)
-    if len(triples) != x.rank:
-        ctx.fail(
-            f"slice has {len(triples)} [start:limit:stride] entries but the operand has rank "
-            f"{x.rank}; give one per dimension"
-        )
-    sizes = []
-    for d, ((start, limit, stride), bound) in enumerate(zip(triples, x.dimensions, strict=True)):
-        where = f"dimension {d} [{start}:{limit}:{stride}]"
-        if stride < 1:
-            ctx.fail(f"{where}: the stride must be >= 1")
-        if start < 0:
-            ctx.fail(f"{where}: the start must be >= 0")
-        if limit > bound and bound != UNBOUNDED_SIZE:
-            ctx.fail(f"{where}: the limit must be <= {bound}, the operand's size")
-        if start > limit:
-            ctx.fail(f"{where}: the start must be <= the limit")
-        sizes.append(-(-(limit - start) // stride))
-    # A slice of a bounded dynamic dimension stays dynamic (bounded by its size)
-    # unless it takes a single element; slicing an unbounded one fixes its size.
-    dynamic = [
-        dyn and bound != UNBOUNDED_SIZE and size != 1
-        for dyn, bound, size in zip(x.dynamic_dimensions, x.dimensions, sizes, strict=True)
-    ]
-    return array_shape(x.element_type, sizes, dynamic)
-
-
-# -- pad ---------------------------------------------------------------------------
-
-
-def padded_size(size: int, low: int, high: int, interior: int) -> int:
-    """Interior padding goes between elements first; edge padding (maybe negative) after."""
-    return low + size + max(size - 1, 0) * interior + high
-
-
-@rule(Op.PAD)
-def _pad(ctx: InferenceContext) -> Shape:
-    ctx.expect_operand_count(2)
-    x = ctx.array(0, "operand")
-    value = ctx.array(1, "padding value")
-    if not value.is_scalar:
-        ctx.fail(f"the padding value must be a scalar, got {value}")
-    if value.element_type != x.element_type:
-        ctx.fail(
-            f"the padding value has element type {value.element_type.hlo_name} but the "
-            f"operand has {x.element_type.hlo_name}; they must match"
-        )
-    config = ctx.attr("padding")
-    if not isinstance(config, PaddingConfig):
-        ctx.fail(f"attribute padding must be a PaddingConfig, got {config!r}")
-    if len(config.dimensions) != x.rank:
-        ctx.fail(
-            f"padding has {len(config.dimensions)} dimensions but the operand has rank "
-            f"{x.rank}; give a low_high_interior triple per dimension"
-        )
-    sizes = []
-    for d, (pc, size) in enumerate(zip(config.dimensions, x.dimensions, strict=True)):
-        low, high, interior = pc.edge_padding_low, pc.edge_padding_high, pc.interior_padding
-        if interior < 0:
-            ctx.fail(f"dimension {d} has interior padding {interior}; it must be >= 0")
-        if size == UNBOUNDED_SIZE:
-            sizes.append(UNBOUNDED_SIZE)
-            continue
-        out = padded_size(size, low, high, interior)
-        if out < 0:
+    _check_start_indices(ctx, ctx.operands[1:], x.rank)
+    sizes = ctx.int_list("dynamic_slice_sizes")
+    if len(sizes) != x.rank:
+        ctx.fail(f"dynamic_slice_sizes {sizes} must have {x.rank} entries")
+    for d, (size, bound) in enumerate(zip(sizes, x.dimensions, strict=True)):
+        if not 0 <= size <= bound:
             ctx.fail(
-                f"dimension {d} of size {size} padded {low}_{high}_{interior} would have "
-                f"size {out}; negative edge padding may at most remove every element"
+                f"slice size {size} in dimension {d} must be in [0, {bound}] (the operand's size)"
             )
-        sizes.append(out)
-    return array_shape(x.element_type, sizes, x.dynamic_dimensions)
+    return array_shape(x.element_type, sizes)
+
+
+@rule(Op.DYNAMIC_UPDATE_SLICE)
+def _dynamic_update_slice(ctx: InferenceContext) -> Shape:
+    x, update = ctx.array(0), ctx.array(1, "update")
+    _check_start_indices(ctx, ctx.operands[2:], x.rank)
+    if update.element_type != x.element_type:
+        ctx.fail(
+            f"update has element type {update.element_type.hlo_name}, operand has "
+            f"{x.element_type.hlo_name}; they must match"
+        )
+    if update.rank != x.rank:
+        ctx.fail(f"update has rank {update.rank}, operand has rank {x.rank}; they must match")
+    for d, (u, n) in enumerate(zip(update.dimensions, x.dimensions, strict=True)):
+        if u > n:
+            ctx.fail(f"update size {u} exceeds the operand size {n} in dimension {d}")
+    return array_shape(x.element_type, x.dimensions, x.dynamic_dimensions)
 
 
 # -- gather ------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Shape rules of the ops that move data without computing on it.
 
-Broadcast, reshape, transpose, reverse, concatenate, dynamic slices, iota,
+Broadcast, reshape, transpose, reverse, concatenate, slice, pad, iota,
 bitcast, tuples and the plumbing ops (parameter, constant, after-all, ...).
 Where HLO text carries the result dimensions instead of an attribute
 (reshape, broadcast, iota, bitcast), the rule checks the declared shape
@@ -10,8 +10,9 @@ against the operands rather than inventing one.
 from __future__ import annotations
 
 from ..opcode import HloOpcode as Op
-from ..shape import Shape
+from ..shape import UNBOUNDED_SIZE, Shape
 from ..types import PrimitiveType
+from ..xla_data import PaddingConfig
 from ._core import InferenceContext, array_shape, rule
 
 
@@ -117,51 +118,6 @@ def _concatenate(ctx: InferenceContext) -> Shape:
     return array_shape(first.element_type, result, dynamic)
 
 
-def _check_start_indices(ctx: InferenceContext, operands: tuple[Shape, ...], rank: int) -> None:
-    """Start indices: one integer scalar per dimension, all of one type (XLA's form)."""
-    if len(operands) != rank:
-        ctx.fail(f"needs {rank} scalar start indices (one per dimension), got {len(operands)}")
-    types = set()
-    for s in operands:
-        if not (s.is_array and s.is_scalar and s.element_type.is_integral):
-            ctx.fail(f"start indices must be integer scalars, got {s}")
-        types.add(s.element_type)
-    if len(types) > 1:
-        ctx.fail("start indices must all have the same integer type")
-
-
-@rule(Op.DYNAMIC_SLICE)
-def _dynamic_slice(ctx: InferenceContext) -> Shape:
-    x = ctx.array(0)
-    _check_start_indices(ctx, ctx.operands[1:], x.rank)
-    sizes = ctx.int_list("dynamic_slice_sizes")
-    if len(sizes) != x.rank:
-        ctx.fail(f"dynamic_slice_sizes {sizes} must have {x.rank} entries")
-    for d, (size, bound) in enumerate(zip(sizes, x.dimensions, strict=True)):
-        if not 0 <= size <= bound:
-            ctx.fail(
-                f"slice size {size} in dimension {d} must be in [0, {bound}] (the operand's size)"
-            )
-    return array_shape(x.element_type, sizes)
-
-
-@rule(Op.DYNAMIC_UPDATE_SLICE)
-def _dynamic_update_slice(ctx: InferenceContext) -> Shape:
-    x, update = ctx.array(0), ctx.array(1, "update")
-    _check_start_indices(ctx, ctx.operands[2:], x.rank)
-    if update.element_type != x.element_type:
-        ctx.fail(
-            f"update has element type {update.element_type.hlo_name}, operand has "
-            f"{x.element_type.hlo_name}; they must match"
-        )
-    if update.rank != x.rank:
-        ctx.fail(f"update has rank {update.rank}, operand has rank {x.rank}; they must match")
-    for d, (u, n) in enumerate(zip(update.dimensions, x.dimensions, strict=True)):
-        if u > n:
-            ctx.fail(f"update size {u} exceeds the operand size {n} in dimension {d}")
-    return array_shape(x.element_type, x.dimensions, x.dynamic_dimensions)
-
-
 @rule(Op.IOTA)
 def _iota(ctx: InferenceContext) -> Shape:
     ctx.expect_operand_count(0)
@@ -240,12 +196,6 @@ def _domain(ctx: InferenceContext) -> Shape:
     return ctx.operands[0]
 
 
-@rule(Op.REPLICA_ID, Op.PARTITION_ID)
-def _device_id(ctx: InferenceContext) -> Shape:
-    ctx.expect_operand_count(0)
-    return array_shape(PrimitiveType.U32, [])
-
-
 @rule(Op.GET_DIMENSION_SIZE)
 def _get_dimension_size(ctx: InferenceContext) -> Shape:
     ctx.expect_operand_count(1)
@@ -267,3 +217,96 @@ def _set_dimension_size(ctx: InferenceContext) -> Shape:
     dynamic = list(x.dynamic_dimensions)
     dynamic[dims[0]] = True
     return array_shape(x.element_type, x.dimensions, dynamic)
+
+
+# -- slice -----------------------------------------------------------------------
+
+
+def _slice_triples(ctx: InferenceContext) -> list[tuple[int, int, int]]:
+    """The ``slice`` attribute: a (start, limit, stride) triple per dimension."""
+    value = ctx.attr("slice")
+    try:
+        triples = [(int(start), int(limit), int(stride)) for start, limit, stride in value]
+    except (TypeError, ValueError):
+        ctx.fail(
+            f"attribute slice must hold a (start, limit, stride) triple per dimension, "
+            f"got {value!r}"
+        )
+    return triples
+
+
+@rule(Op.SLICE)
+def _slice(ctx: InferenceContext) -> Shape:
+    ctx.expect_operand_count(1)
+    x = ctx.array(0)
+    triples = _slice_triples(ctx)
+    if len(triples) != x.rank:
+        ctx.fail(
+            f"slice has {len(triples)} [start:limit:stride] entries but the operand has rank "
+            f"{x.rank}; give one per dimension"
+        )
+    sizes = []
+    for d, ((start, limit, stride), bound) in enumerate(zip(triples, x.dimensions, strict=True)):
+        where = f"dimension {d} [{start}:{limit}:{stride}]"
+        if stride < 1:
+            ctx.fail(f"{where}: the stride must be >= 1")
+        if start < 0:
+            ctx.fail(f"{where}: the start must be >= 0")
+        if limit > bound and bound != UNBOUNDED_SIZE:
+            ctx.fail(f"{where}: the limit must be <= {bound}, the operand's size")
+        if start > limit:
+            ctx.fail(f"{where}: the start must be <= the limit")
+        sizes.append(-(-(limit - start) // stride))
+    # A slice of a bounded dynamic dimension stays dynamic (bounded by its size)
+    # unless it takes a single element; slicing an unbounded one fixes its size.
+    dynamic = [
+        dyn and bound != UNBOUNDED_SIZE and size != 1
+        for dyn, bound, size in zip(x.dynamic_dimensions, x.dimensions, sizes, strict=True)
+    ]
+    return array_shape(x.element_type, sizes, dynamic)
+
+
+# -- pad ---------------------------------------------------------------------------
+
+
+def padded_size(size: int, low: int, high: int, interior: int) -> int:
+    """Interior padding goes between elements first; edge padding (maybe negative) after."""
+    return low + size + max(size - 1, 0) * interior + high
+
+
+@rule(Op.PAD)
+def _pad(ctx: InferenceContext) -> Shape:
+    ctx.expect_operand_count(2)
+    x = ctx.array(0, "operand")
+    value = ctx.array(1, "padding value")
+    if not value.is_scalar:
+        ctx.fail(f"the padding value must be a scalar, got {value}")
+    if value.element_type != x.element_type:
+        ctx.fail(
+            f"the padding value has element type {value.element_type.hlo_name} but the "
+            f"operand has {x.element_type.hlo_name}; they must match"
+        )
+    config = ctx.attr("padding")
+    if not isinstance(config, PaddingConfig):
+        ctx.fail(f"attribute padding must be a PaddingConfig, got {config!r}")
+    if len(config.dimensions) != x.rank:
+        ctx.fail(
+            f"padding has {len(config.dimensions)} dimensions but the operand has rank "
+            f"{x.rank}; give a low_high_interior triple per dimension"
+        )
+    sizes = []
+    for d, (pc, size) in enumerate(zip(config.dimensions, x.dimensions, strict=True)):
+        low, high, interior = pc.edge_padding_low, pc.edge_padding_high, pc.interior_padding
+        if interior < 0:
+            ctx.fail(f"dimension {d} has interior padding {interior}; it must be >= 0")
+        if size == UNBOUNDED_SIZE:
+            sizes.append(UNBOUNDED_SIZE)
+            continue
+        out = padded_size(size, low, high, interior)
+        if out < 0:
+            ctx.fail(
+                f"dimension {d} of size {size} padded {low}_{high}_{interior} would have "
+                f"size {out}; negative edge padding may at most remove every element"
+            )
+        sizes.append(out)
+    return array_shape(x.element_type, sizes, x.dynamic_dimensions)

@@ -1,6 +1,7 @@
 """Shape rules of the ops that call a scalar computation over their operands.
 
-Reduce, reduce-window, select-and-scatter, map, sort and top-k. Their result
+Reduce, reduce-window, select-and-scatter, sort and top-k (map, elementwise, is
+in ``elementwise``). Their result
 shapes are simple; what makes them worth a module is checking the called
 computation's signature against the operands, since a reducer or comparator
 of the wrong arity or type is the usual way to build an op that only fails
@@ -236,48 +237,12 @@ def _select_and_scatter(ctx: InferenceContext) -> Shape:
     return array_shape(operand.element_type, operand.dimensions, operand.dynamic_dimensions)
 
 
-# -- map, sort, top-k ------------------------------------------------------------
-
-
-def _same_dimension_arrays(ctx: InferenceContext, note: str = "") -> list[Shape]:
-    """The operands of map and sort: at least one array, all of the same dimensions."""
-    if not ctx.operands:
-        ctx.fail("needs at least one operand")
-    arrays = ctx.arrays()
-    ctx.check_same_dimensions(arrays, "operand", note=note)
-    return arrays
-
-
-@rule(Op.MAP)
-def _map(ctx: InferenceContext) -> Shape:
-    arrays = _same_dimension_arrays(ctx)
-    first = arrays[0]
-    dims = ctx.int_list("dimensions", list(range(first.rank)))
-    if dims != list(range(first.rank)):
-        ctx.fail(
-            f"dimensions {dims} must be every operand dimension in order, "
-            f"{list(range(first.rank))}; map over a subset of dimensions is not supported"
-        )
-    fn = ctx.computation("to_apply")
-    if len(fn.parameters) != len(arrays):
-        ctx.fail(
-            f"to_apply takes {len(fn.parameters)} parameters but the map has {len(arrays)} "
-            f"operands; it must take one scalar per operand (signature {fn})"
-        )
-    if not fn.result.is_scalar:
-        ctx.fail(f"to_apply must return a scalar, but has signature {fn}")
-    for i, (param, x) in enumerate(zip(fn.parameters, arrays, strict=True)):
-        if not param.compatible(_scalar(x.element_type)):
-            ctx.fail(
-                f"to_apply parameter {i} is {param}; it must be {x.element_type.hlo_name}[] to "
-                f"take the elements of operand {i} (signature {fn})"
-            )
-    return array_shape(fn.result.element_type, first.dimensions, first.dynamic_dimensions)
+# -- sort, top-k ------------------------------------------------------------
 
 
 @rule(Op.SORT)
 def _sort(ctx: InferenceContext) -> Shape:
-    arrays = _same_dimension_arrays(ctx, note=" (element types may differ)")
+    arrays = ctx.same_dimension_arrays(note=" (element types may differ)")
     first = arrays[0]
     dims = ctx.int_list("dimensions")
     if len(dims) != 1:
