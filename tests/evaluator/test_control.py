@@ -12,7 +12,7 @@ from xlapy.backends.interpreter import InterpreterBackend, InterpreterOptions, r
 from xlapy.custom_call import register_custom_call, unregister_custom_call
 from xlapy.errors import DeadlineExceededError, InvalidArgumentError
 from xlapy.evaluator import KERNELS, kernels
-from xlapy.evaluator.kernels import control
+from xlapy.evaluator.kernels import transfers
 from xlapy.hlo import parse_module
 from xlapy.opcode import HloOpcode
 
@@ -292,7 +292,7 @@ def test_infeed_of_the_wrong_shape_or_none_at_all(monkeypatch):
     exe.feeds[0].infeed.put((np.zeros(3, np.float32), np.int32(0)))
     with pytest.raises(InvalidArgumentError, match="f32\\[2\\]"):
         exe.execute([])
-    monkeypatch.setattr(control, "INFEED_TIMEOUT_SECONDS", 0.05)
+    monkeypatch.setattr(transfers, "INFEED_TIMEOUT_SECONDS", 0.05)
     with pytest.raises(DeadlineExceededError, match="infeed"):
         exe.execute([])
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from xlapy.stablehlo import ast
-from xlapy.stablehlo.parser import parse_mlir, split_sections
+from xlapy.stablehlo.parse import parse_mlir, split_sections
 
 CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "stablehlo"
 FILES = sorted(CONFORMANCE.glob("testdata/*.mlir")) + sorted(CONFORMANCE.glob("interpret/*.mlir"))

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from xlapy.errors import ParseError, UnimplementedError
-from xlapy.stablehlo.parser import parse_mlir
+from xlapy.stablehlo.parse import parse_mlir
 
 CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "stablehlo"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from xlapy.stablehlo import ast
-from xlapy.stablehlo.parser import parse_mlir
+from xlapy.stablehlo.parse import parse_mlir
 
 CONFORMANCE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "stablehlo"
 

@@ -11,7 +11,7 @@ import pytest
 
 from xlapy.shape import UNBOUNDED_SIZE, Shape
 from xlapy.stablehlo import ast
-from xlapy.stablehlo.parser import parse_mlir, split_sections
+from xlapy.stablehlo.parse import parse_mlir, split_sections
 from xlapy.types import PrimitiveType as P
 
 

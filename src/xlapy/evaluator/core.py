@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import queue
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -115,6 +116,42 @@ def array_for(shape: Shape, value: Any) -> np.ndarray:
     return np.asarray(value, dtype=shape.element_type.dtype).reshape(shape.dimensions)
 
 
+def value_of_shape(item: Any, shape: Shape, what: str) -> Value:
+    """A host-supplied value (array, Literal, nested tuple) as an evaluator value of ``shape``.
+
+    Hosts hand values in through infeeds and Python custom-call targets (here and
+    in the CPU backend's fallback); a wrong shape is the host's error, named by ``what``.
+    """
+    if isinstance(item, Literal):
+        item = value_from_literal(item)
+    if shape.is_tuple:
+        if not isinstance(item, (tuple, list)) or len(item) != len(shape.tuple_shapes):
+            raise InvalidArgumentError(f"{what}: expected a tuple for shape {shape}, got {item!r}")
+        return tuple(
+            value_of_shape(v, s, what) for v, s in zip(item, shape.tuple_shapes, strict=True)
+        )
+    if shape.is_token:
+        return TOKEN
+    array = np.asarray(item)
+    if tuple(array.shape) != tuple(shape.dimensions):
+        raise InvalidArgumentError(
+            f"{what}: expected data of shape {shape}, got an array of shape {array.shape}"
+        )
+    return array_for(shape, array)
+
+
+def copy_value(value: Value) -> Value:
+    """A deep copy, for values that leave the evaluator's hands (outfeed, copy-start)."""
+    if isinstance(value, tuple):
+        return tuple(copy_value(v) for v in value)
+    return value if isinstance(value, Token) else np.array(value, copy=True)
+
+
+def index_scalar(value: Value) -> int:
+    """A start index or size of any integer type (s4...u64) as a Python int, sign respected."""
+    return int(np.asarray(value).reshape(()).item())
+
+
 # -- evaluation ----------------------------------------------------------------------------
 
 
@@ -132,6 +169,36 @@ class DeviceContext:
     rng_state: list[int] = field(default_factory=lambda: [0x5EED])
     custom_calls: Any = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+    local_hub: Any = None  # send/recv's mailbox when there is no hub (``collectives``)
+
+    @property
+    def index(self) -> int:
+        """This device's place among all of the execution's (replica-major, then partition)."""
+        return self.replica_id * self.num_partitions + self.partition_id
+
+
+@dataclass
+class FeedQueues:
+    """Infeed and outfeed of one device: the client fills and drains them."""
+
+    infeed: queue.Queue = field(default_factory=queue.Queue)
+    outfeed: queue.Queue = field(default_factory=queue.Queue)
+
+
+def device_context(
+    options: Any, index: int, hub: Any, feeds: FeedQueues, rng_state: list[int]
+) -> DeviceContext:
+    """The context of device ``index`` (replica-major, then partition) of an execution."""
+    return DeviceContext(
+        replica_id=index // options.num_partitions,
+        partition_id=index % options.num_partitions,
+        num_replicas=options.num_replicas,
+        num_partitions=options.num_partitions,
+        collectives=hub,
+        infeed=feeds.infeed,
+        outfeed=feeds.outfeed,
+        rng_state=rng_state,
+    )
 
 
 class EvalContext:
@@ -210,6 +277,30 @@ def _call_per_element(
             for k, s in enumerate(root.tuple_shapes)
         )
     return np.array(results, dtype=root.element_type.dtype).reshape(shape)
+
+
+def call_scalar(
+    ctx: EvalContext, computation: HloComputation, arguments: Sequence[np.ndarray]
+) -> list[np.ndarray]:
+    """Call a scalar computation elementwise over same-shaped arrays; one array per result.
+
+    Arguments are converted to the parameters' types (a bf16 input may meet an
+    f32 reducer) and every result is broadcast to the arguments' shape: a
+    computation returning a constant gives a scalar from a batched call.
+    """
+    params = computation.parameters
+    args = [
+        np.asarray(a, dtype=p.shape.element_type.dtype)
+        for a, p in zip(arguments, params, strict=True)
+    ]
+    shape = np.broadcast_shapes(*(a.shape for a in args)) if args else ()
+    out = ctx.call_batched(computation, args)
+    root = computation.root.shape
+    leaves, shapes = (list(out), root.tuple_shapes) if root.is_tuple else ([out], (root,))
+    return [
+        np.broadcast_to(np.asarray(v, dtype=s.element_type.dtype), shape)
+        for v, s in zip(leaves, shapes, strict=True)
+    ]
 
 
 # Opcodes whose kernel is nothing but "evaluate the called computation on the operands":
@@ -296,6 +387,43 @@ def evaluate(computation: HloComputation, arguments: Sequence[Value], ctx: EvalC
         frame.store(instruction, fn(ctx, instruction, operands))
 
 
+def evaluate_computation(
+    computation: HloComputation,
+    arguments: Sequence[Literal],
+    device: DeviceContext | None = None,
+) -> Literal:
+    """``computation`` run on ``arguments``: literals in, the root's literal out.
+
+    ``device`` defaults to a lone device (replica 0 of 1, no feeds, no collectives).
+    """
+    ctx = EvalContext(device if device is not None else DeviceContext())
+    values = [value_from_literal(a) for a in arguments]
+    return literal_from_value(evaluate(computation, values, ctx), computation.root.shape)
+
+
+def evaluate_instruction(
+    instruction: HloInstruction, operands: Sequence[Literal]
+) -> Literal | None:
+    """The value of ``instruction`` on constant ``operands``, or None when it has none now.
+
+    None when the opcode has no kernel or the kernel reports an error: such an
+    error belongs to the program's run (a value it rejects), not to whoever asks
+    early, as constant folding does. Computations the instruction calls are
+    evaluated as usual; the device is a lone one (replica 0 of 1).
+    """
+    fn = KERNELS.get(instruction.opcode)
+    if fn is None:
+        return None
+    try:
+        check_result_size(instruction)
+        values = [value_from_literal(o) for o in operands]
+        with np.errstate(all="ignore"):
+            result = fn(EvalContext(DeviceContext()), instruction, values)
+        return literal_from_value(result, instruction.shape)
+    except XlaError:
+        return None
+
+
 def check_result_size(instruction: HloInstruction) -> None:
     """``ResourceExhaustedError`` before a kernel allocates a result no machine could hold."""
     if not _fits(instruction.shape):
@@ -326,14 +454,22 @@ __all__ = [
     "KERNELS",
     "TOKEN",
     "DeviceContext",
+    "FeedQueues",
     "EvalContext",
     "Token",
     "Value",
     "array_for",
     "c_contiguous",
     "check_result_size",
+    "device_context",
+    "call_scalar",
+    "copy_value",
     "evaluate",
+    "evaluate_computation",
+    "evaluate_instruction",
+    "index_scalar",
     "kernel",
     "literal_from_value",
     "value_from_literal",
+    "value_of_shape",
 ]

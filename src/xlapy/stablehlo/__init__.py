@@ -9,10 +9,11 @@ functions (``Program.hlo_module(name)``), which is what tests with several
 entry points (``interpreter.run_parallel``) need; ``parse_programs`` does
 that for each ``// -----`` section of a file.
 
-Layers: ``ast`` (parsed MLIR), ``parser`` (text -> ast), ``lower`` and its
-``lower_*`` op families (ast -> HloModule through the builder, so imported
-programs are shape-checked as they are built). ``lower_checks`` documents the
+Layers: ``ast`` (parsed MLIR), ``parse/`` (text -> ast), ``lower/`` with one
+module per op family (ast -> HloModule through the builder, so imported
+programs are shape-checked as they are built). ``lower/checks`` documents the
 custom-calls that the test-harness ops (``check.*``, ``interpreter.*``) become.
+``split_sections`` cuts a file at its ``// -----`` lines, keeping line numbers.
 """
 
 from __future__ import annotations
@@ -21,12 +22,7 @@ from ..errors import InvalidArgumentError
 from ..hlo.module import HloModule
 from . import ast
 from .lower import LOWERINGS, ProgramLowering, entry_function_name
-
-
-def _parse(text: str) -> list[ast.Module]:
-    from .parser import parse_mlir
-
-    return parse_mlir(text)
+from .parse import parse_mlir, split_sections
 
 
 class Program:
@@ -74,12 +70,12 @@ def _one_module(modules: list[ast.Module], what: str) -> ast.Module:
 
 def parse_program(text: str, source_file: str = "") -> Program:
     """The program of ``text`` (one module, or bare functions forming one)."""
-    return Program(_one_module(_parse(text), "parse_program"), source_file)
+    return Program(_one_module(parse_mlir(text), "parse_program"), source_file)
 
 
 def parse_programs(text: str, source_file: str = "") -> list[Program]:
     """One Program per ``// -----`` section of ``text``, in order (lines stay file lines)."""
-    return [Program(m, source_file) for m in _parse(text)]
+    return [Program(m, source_file) for m in parse_mlir(text)]
 
 
 def parse_module(text: str, source_file: str = "") -> HloModule:
@@ -104,5 +100,6 @@ __all__ = [
     "parse_module",
     "parse_program",
     "parse_programs",
+    "split_sections",
     "supported_ops",
 ]

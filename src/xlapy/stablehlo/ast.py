@@ -1,6 +1,6 @@
 """The MLIR text of a StableHLO program, parsed but not yet lowered.
 
-The parser (``stablehlo.parser``) reads both the *pretty* form of each op
+The parser (``stablehlo.parse``) reads both the *pretty* form of each op
 (``stablehlo.add %a, %b : tensor<4xf32>``) and the *generic* form
 (``"stablehlo.add"(%a, %b) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>``)
 into the same :class:`Operation`, with attributes under their generic names
@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import NotFoundError
 from ..literal import Literal
 from ..shape import Shape
 
@@ -157,8 +158,6 @@ class Module:
         for f in self.functions:
             if f.name == name:
                 return f
-        from ..errors import NotFoundError
-
         raise NotFoundError(f"the module has no function @{name}")
 
 

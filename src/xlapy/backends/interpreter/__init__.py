@@ -1,17 +1,18 @@
 """The interpreter backend: evaluates any HLO module with numpy (the oracle).
 
-Compiling checks what can be checked before running (the module verifies,
-every opcode has a kernel, every custom-call target is registered); running
-evaluates the entry computation. Replicated programs run one thread per
+A thin executable over the HLO evaluator (``xlapy.evaluator``), which holds
+every op's semantics. Compiling checks what can be checked before running (the
+module verifies, every opcode has a kernel, every custom-call target is
+registered); running evaluates the entry computation with the device's
+context (its RNG state and feeds). Replicated programs run one thread per
 device, meeting in collectives through a :class:`~xlapy.distributed.CollectiveHub`.
 """
 
 from __future__ import annotations
 
-import queue
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ...custom_call import lookup_custom_call
@@ -22,11 +23,11 @@ from ...evaluator import (
     EVALUATOR_OPCODES,
     KERNELS,
     DeviceContext,
-    EvalContext,
-    evaluate,
-    literal_from_value,
-    value_from_literal,
+    FeedQueues,
+    device_context,
+    evaluate_computation,
 )
+from ...hlo import parse_module
 from ...hlo.module import HloModule
 from ...literal import Literal
 from ...opcode import HloOpcode
@@ -40,14 +41,6 @@ class InterpreterOptions:
     num_partitions: int = 1
     collective_timeout: float = DEFAULT_TIMEOUT_SECONDS
     rng_seed: int = 0x5EED
-
-
-@dataclass
-class FeedQueues:
-    """Infeed and outfeed of one device: the client fills and drains them."""
-
-    infeed: queue.Queue = field(default_factory=queue.Queue)
-    outfeed: queue.Queue = field(default_factory=queue.Queue)
 
 
 class InterpreterExecutable:
@@ -77,11 +70,9 @@ class InterpreterExecutable:
         """Run on one device (replica 0, partition 0)."""
         if self.num_devices != 1:
             return self.execute_replicated([arguments] * self.num_devices)[0]
-        ctx = EvalContext(self._device_context(0, None))
-        values = [value_from_literal(a) for a in arguments]
+        device = self._device_context(0, None)
         with self._lock:
-            result = evaluate(self.module.entry, values, ctx)
-        return literal_from_value(result, self.module.entry.root.shape)
+            return evaluate_computation(self.module.entry, arguments, device)
 
     def execute_replicated(self, arguments: Sequence[Sequence[Literal]]) -> list[Literal]:
         """Run every device (replica-major, then partition) in its own thread."""
@@ -91,30 +82,12 @@ class InterpreterExecutable:
                 f"({self.options.num_replicas} replicas x {self.options.num_partitions} "
                 f"partitions) but got arguments for {len(arguments)}"
             )
-        shape = self.module.entry.root.shape
 
         def run(index: int, hub: CollectiveHub) -> Literal:
-            ctx = EvalContext(self._device_context(index, hub))
-            values = [value_from_literal(a) for a in arguments[index]]
-            return literal_from_value(evaluate(self.module.entry, values, ctx), shape)
+            device = self._device_context(index, hub)
+            return evaluate_computation(self.module.entry, arguments[index], device)
 
         return run_on_devices(self.num_devices, self.options.collective_timeout, run)
-
-
-def device_context(
-    options: Any, index: int, hub: CollectiveHub | None, feeds: FeedQueues, rng_state: list[int]
-) -> DeviceContext:
-    """The context of device ``index`` (replica-major, then partition) of an execution."""
-    return DeviceContext(
-        replica_id=index // options.num_partitions,
-        partition_id=index % options.num_partitions,
-        num_replicas=options.num_replicas,
-        num_partitions=options.num_partitions,
-        collectives=hub,
-        infeed=feeds.infeed,
-        outfeed=feeds.outfeed,
-        rng_state=rng_state,
-    )
 
 
 class InterpreterBackend:
@@ -149,8 +122,6 @@ def run(module: HloModule | str, *arguments: Any, **options: Any) -> Any:
     tuple result comes back as a (nested) Python tuple of arrays.
     """
     if isinstance(module, str):
-        from ...hlo import parse_module
-
         module = parse_module(module)
     executable = InterpreterBackend().compile(module, InterpreterOptions(**options))
     literals = [a if isinstance(a, Literal) else Literal.from_value(a) for a in arguments]

@@ -1,4 +1,4 @@
-"""Interpreter kernels of the collectives, replica/partition ids and send/recv.
+"""Evaluator kernels of the collectives family: collectives and replica/partition ids.
 
 Each collective gathers its group's values through the device hub (see
 ``xlapy.distributed.hub``) and then computes its result with numpy, in group
@@ -16,12 +16,7 @@ from ...distributed.groups import group_of, instruction_groups
 from ...errors import InvalidArgumentError
 from ...hlo.instruction import HloInstruction
 from ...opcode import HloOpcode as Op
-from ..core import TOKEN, EvalContext, Value, kernel
-
-
-def _me(ctx: EvalContext) -> int:
-    d = ctx.device
-    return d.replica_id * d.num_partitions + d.partition_id
+from ..core import EvalContext, Value, kernel
 
 
 def _groups_of(
@@ -36,7 +31,7 @@ def _exchange(
 ) -> list[Any]:
     """Every group member's ``value``, in group order."""
     hub = ctx.device.collectives
-    me = _me(ctx)
+    me = ctx.device.index
     if hub is None:
         if group != [me]:
             raise InvalidArgumentError(
@@ -77,7 +72,7 @@ def _reduce(ctx: EvalContext, instruction: HloInstruction, values: list[np.ndarr
 @kernel(Op.ALL_REDUCE, Op.ALL_REDUCE_START)
 def _all_reduce(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     arrays, as_tuple = _operands(operands)
-    group = group_of(_me(ctx), _groups_of(ctx, instruction), instruction.name)
+    group = group_of(ctx.device.index, _groups_of(ctx, instruction), instruction.name)
     gathered = _exchange(ctx, instruction, arrays, group)
     results = [_reduce(ctx, instruction, [g[i] for g in gathered]) for i in range(len(arrays))]
     return _pack(results, as_tuple)
@@ -87,7 +82,7 @@ def _all_reduce(ctx: EvalContext, instruction: HloInstruction, operands: list[Va
 def _all_gather(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     arrays, as_tuple = _operands(operands)
     (dim,) = instruction.attributes["dimensions"]
-    group = group_of(_me(ctx), _groups_of(ctx, instruction), instruction.name)
+    group = group_of(ctx.device.index, _groups_of(ctx, instruction), instruction.name)
     gathered = _exchange(ctx, instruction, arrays, group)
     results = [np.concatenate([g[i] for g in gathered], axis=dim) for i in range(len(arrays))]
     return _pack(results, as_tuple)
@@ -97,9 +92,9 @@ def _all_gather(ctx: EvalContext, instruction: HloInstruction, operands: list[Va
 def _reduce_scatter(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     arrays, as_tuple = _operands(operands)
     (dim,) = instruction.attributes["dimensions"]
-    group = group_of(_me(ctx), _groups_of(ctx, instruction), instruction.name)
+    group = group_of(ctx.device.index, _groups_of(ctx, instruction), instruction.name)
     gathered = _exchange(ctx, instruction, arrays, group)
-    position = group.index(_me(ctx))
+    position = group.index(ctx.device.index)
     results = []
     for i in range(len(arrays)):
         total = _reduce(ctx, instruction, [g[i] for g in gathered])
@@ -111,8 +106,8 @@ def _reduce_scatter(ctx: EvalContext, instruction: HloInstruction, operands: lis
 def _all_to_all(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     # all-to-all has no use_global_device_ids: with a channel it is cross-partition.
     groups = _groups_of(ctx, instruction, has_global_ids=False)
-    group = group_of(_me(ctx), groups, instruction.name)
-    position = group.index(_me(ctx))
+    group = group_of(ctx.device.index, groups, instruction.name)
+    position = group.index(ctx.device.index)
     dims = instruction.attributes.get("dimensions")
     if dims:  # array form: split along the dimension, chunk i to member i, concatenate back
         (dim,) = dims
@@ -133,8 +128,8 @@ def _ragged_all_to_all(
     data, output, in_offsets, send_sizes, out_offsets, _recv_sizes = (
         np.asarray(o) for o in operands
     )
-    group = group_of(_me(ctx), _groups_of(ctx, instruction), instruction.name)
-    position = group.index(_me(ctx))
+    group = group_of(ctx.device.index, _groups_of(ctx, instruction), instruction.name)
+    position = group.index(ctx.device.index)
     in_offsets, send_sizes, out_offsets = (
         a.reshape(len(group), -1) for a in (in_offsets, send_sizes, out_offsets)
     )
@@ -153,9 +148,9 @@ def _collective_broadcast(
     ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
 ) -> Value:
     groups = _groups_of(ctx, instruction, has_global_ids=False)
-    if not any(_me(ctx) in g for g in groups):
+    if not any(ctx.device.index in g for g in groups):
         return np.zeros_like(np.asarray(operands[0]))  # devices in no group receive zeros
-    group = group_of(_me(ctx), groups, instruction.name)
+    group = group_of(ctx.device.index, groups, instruction.name)
     gathered = _exchange(ctx, instruction, operands[0], group)
     return gathered[0]
 
@@ -190,68 +185,6 @@ def _replica_id(ctx: EvalContext, instruction: HloInstruction, operands: list[Va
 @kernel(Op.PARTITION_ID)
 def _partition_id(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     return np.uint32(ctx.device.partition_id).reshape(())
-
-
-# -- send / recv: a mailbox per channel and receiving device -------------------------------
-
-
-def _channel(instruction: HloInstruction) -> int:
-    return int(instruction.attributes.get("channel_id", 0) or 0)
-
-
-def _targets(ctx: EvalContext, instruction: HloInstruction) -> list[int]:
-    """Devices a send goes to: from ``_xla_send_recv_source_target_pairs``, else itself."""
-    pairs = _pairs(instruction)
-    me = _me(ctx)
-    return [t for s, t in pairs if s == me] if pairs else [me]
-
-
-def _pairs(instruction: HloInstruction) -> list[tuple[int, int]]:
-    attributes = instruction.attributes.get("frontend_attributes") or {}
-    text = dict(attributes).get("_xla_send_recv_source_target_pairs") if attributes else None
-    if not text:
-        return []
-    numbers = [int(x) for x in text.replace("{", " ").replace("}", " ").replace(",", " ").split()]
-    return list(zip(numbers[0::2], numbers[1::2], strict=True))
-
-
-def _hub(ctx: EvalContext, instruction: HloInstruction) -> Any:
-    hub = ctx.device.collectives
-    if hub is None:
-        # One device: a private hub, so a send and recv in one program still meet.
-        with ctx.device.lock:
-            if not hasattr(ctx.device, "_local_hub"):
-                from ...distributed import CollectiveHub
-
-                ctx.device._local_hub = CollectiveHub(1, timeout=1.0)  # type: ignore[attr-defined]
-            return ctx.device._local_hub  # type: ignore[attr-defined]
-    return hub
-
-
-@kernel(Op.SEND)
-def _send(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    hub = _hub(ctx, instruction)
-    for target in _targets(ctx, instruction):
-        hub.post(("channel", _channel(instruction), target), operands[0])
-    return (operands[0], np.uint32(0).reshape(()), TOKEN)
-
-
-@kernel(Op.SEND_DONE)
-def _send_done(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    return TOKEN
-
-
-@kernel(Op.RECV)
-def _recv(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    hub = _hub(ctx, instruction)
-    value = hub.take(("channel", _channel(instruction), _me(ctx)), f"recv {instruction.name}")
-    return (value, np.uint32(0).reshape(()), TOKEN)
-
-
-@kernel(Op.RECV_DONE)
-def _recv_done(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    value, _, _ = operands[0]
-    return (value, TOKEN)
 
 
 @kernel(Op.ALL_GATHER_START, Op.COLLECTIVE_PERMUTE_START)

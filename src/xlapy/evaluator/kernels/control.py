@@ -1,33 +1,29 @@
-"""Interpreter kernels of the ops that call computations, leave the program, or wrap other ops.
+"""Evaluator kernels of the control family: ops that call computations or wrap other ops.
 
 while, conditional, call and fusion evaluate their called computations with
 ``ctx.call``. custom-call runs a registered target: a Python function gets the
 operands as numpy arrays, a C function gets XLA:CPU's calling convention
 (``void f(void* out, const void** in)``, with tuples passed as arrays of
 pointers to their elements, as XLA's custom_call.md describes). The async and
-copy wrappers have nothing to wait for in an interpreter, so they compute at
-the start and hand the result over at the done. infeed and outfeed use the
-device's queues, which the client fills and drains.
+copy wrappers have nothing to wait for in an evaluator, so they compute at
+the start and hand the result over at the done.
 """
 
 from __future__ import annotations
 
 import ctypes
-import queue
 from typing import Any
 
 import numpy as np
 
 from ...custom_call import C_ABI, CustomCallTarget, lookup_custom_call
-from ...errors import DeadlineExceededError, InvalidArgumentError, UnimplementedError
+from ...errors import UnimplementedError
 from ...hlo.instruction import HloInstruction
-from ...literal import Literal
 from ...opcode import HloOpcode as Op
 from ...shape import Shape
 from ...xla_data import CustomCallApiVersion
-from ..core import TOKEN, EvalContext, Token, Value, array_for, kernel, value_from_literal
+from ..core import TOKEN, EvalContext, Token, Value, copy_value, kernel, value_of_shape
 
-INFEED_TIMEOUT_SECONDS = 30.0
 _PLATFORM = "interpreter"
 
 # -- loops, branches and calls ----------------------------------------------------------------
@@ -146,68 +142,12 @@ def _start_of(instruction: HloInstruction) -> HloInstruction:
 def _copy_start(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     """(destination, source, u32[] context): the copy is done by the time anyone looks."""
     (x,) = operands
-    return (_copy(x), x, np.uint32(0))
+    return (copy_value(x), x, np.uint32(0))
 
 
 @kernel(Op.COPY_DONE)
 def _copy_done(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     return operands[0][0]
-
-
-def _copy(value: Value) -> Value:
-    if isinstance(value, tuple):
-        return tuple(_copy(v) for v in value)
-    return value if isinstance(value, Token) else np.array(value, copy=True)
-
-
-# -- infeed and outfeed --------------------------------------------------------------------
-
-
-def value_of_shape(item: Any, shape: Shape, what: str) -> Value:
-    """A host-supplied value (array, Literal, nested tuple) as an interpreter value of ``shape``."""
-    if isinstance(item, Literal):
-        item = value_from_literal(item)
-    if shape.is_tuple:
-        if not isinstance(item, (tuple, list)) or len(item) != len(shape.tuple_shapes):
-            raise InvalidArgumentError(f"{what}: expected a tuple for shape {shape}, got {item!r}")
-        return tuple(
-            value_of_shape(v, s, what) for v, s in zip(item, shape.tuple_shapes, strict=True)
-        )
-    if shape.is_token:
-        return TOKEN
-    array = np.asarray(item)
-    if tuple(array.shape) != tuple(shape.dimensions):
-        raise InvalidArgumentError(
-            f"{what}: expected data of shape {shape}, got an array of shape {array.shape}"
-        )
-    return array_for(shape, array)
-
-
-@kernel(Op.INFEED)
-def _infeed(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    """(data, token): the next item of the device's infeed queue, checked against the shape."""
-    data_shape = instruction.shape.tuple_shapes[0]
-    feed = ctx.device.infeed
-    if feed is None:
-        raise ctx.fail(instruction, "this execution has no infeed queue")
-    try:
-        item = feed.get(timeout=INFEED_TIMEOUT_SECONDS)
-    except queue.Empty:
-        raise DeadlineExceededError(
-            f"infeed {instruction.name}: no data arrived within {INFEED_TIMEOUT_SECONDS:g} s; "
-            f"put a value of shape {data_shape} on the executable's infeed queue first"
-        ) from None
-    return (value_of_shape(item, data_shape, f"infeed {instruction.name}"), TOKEN)
-
-
-@kernel(Op.OUTFEED)
-def _outfeed(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    """Puts a copy of the data (numpy arrays, tuples nested) on the device's outfeed queue."""
-    feed = ctx.device.outfeed
-    if feed is None:
-        raise ctx.fail(instruction, "this execution has no outfeed queue")
-    feed.put(_copy(operands[0]))
-    return TOKEN
 
 
 # -- custom-call ---------------------------------------------------------------------------
@@ -333,6 +273,3 @@ def _call_c_target(
             instruction, f"custom-call target {target.name!r} reported a failure through its status"
         )
     return result
-
-
-__all__ = ["INFEED_TIMEOUT_SECONDS"]

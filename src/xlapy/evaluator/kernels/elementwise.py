@@ -1,8 +1,7 @@
-"""Interpreter kernels of the elementwise opcodes (arithmetic, bitwise, compare, select...).
+"""Evaluator kernels of the elementwise family (arithmetic, bitwise, compare, select, map...).
 
-Importing this module registers every elementwise kernel, those of the sibling modules
-``elementwise_convert`` (type changes) and ``elementwise_math`` (transcendental functions)
-included.
+The sibling modules hold the rest of the family: ``elementwise_convert`` (type changes)
+and ``elementwise_math`` (transcendental functions).
 
 Each opcode is a table entry: one function per kind of element type (integers with pred,
 reals, complex), applied to operands widened to a type numpy computes exactly (see
@@ -22,7 +21,7 @@ checked against it in the tests; the notable ones:
 * compare TOTALORDER orders -NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN;
 * sign of +-0 and NaN is the operand itself; round-nearest-afz rounds half away from zero;
 * f16, bf16 and the 8-/4-bit floats compute in f32 and round back (8-/4-bit through f16,
-  as XLA:CPU does, see ``elementwise_support.narrow``); complex ops follow XLA's formulas
+  as XLA:CPU does, see ``elementwise_convert.narrow``); complex ops follow XLA's formulas
   (``elementwise_complex``);
 * denormals are kept (IEEE), where XLA:CPU flushes them to zero.
 """
@@ -38,13 +37,13 @@ from ...hlo.instruction import HloInstruction
 from ...opcode import HloOpcode as Op
 from ...types import PrimitiveType
 from ...xla_data import ComparisonDirection, ComparisonType
-from ..core import EvalContext, Value, kernel
+from ..core import EvalContext, Value, call_scalar, kernel
 from . import elementwise_complex as ec
+from .elementwise_convert import narrow
 from .elementwise_support import (
     as_result,
     float_bits,
     int_bounds,
-    narrow,
     operand_type,
     result_type,
     widen,
@@ -352,8 +351,11 @@ def _copy(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) 
     return operands[0]
 
 
+@kernel(Op.MAP)
+def _map(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    (result,) = call_scalar(ctx, instruction.to_apply, [np.asarray(o) for o in operands])
+    return np.array(np.broadcast_to(result, instruction.shape.dimensions))
+
+
 for _opcode, _impl in _IMPLS.items():
     _elementwise_kernel(_opcode, _impl)
-
-# Registers the remaining elementwise kernels.
-from . import elementwise_convert, elementwise_math  # noqa: E402, F401

@@ -193,6 +193,25 @@ def convert_array(value: Any, src: PrimitiveType, dst: PrimitiveType) -> np.ndar
         return np.asarray(_CONVERTERS[_kind(src), _kind(dst)](x, src, dst), dtype=dst.dtype)
 
 
+def narrow(value: Any, et: PrimitiveType) -> np.ndarray:
+    """A computed array back to ``et``: integers wrap, pred is nonzero, floats round.
+
+    Floats round with ``convert``'s rules. An f32 result for an 8- or 4-bit float rounds
+    to f16 first: XLA:CPU computes those types in f16 (itself computed in f32), which
+    rounds twice (f8e3m4's sqrt(15.5) is 4, not the nearer 3.875).
+    """
+    array = np.asarray(value)
+    if et.is_pred:
+        return array != 0
+    if et.is_float and array.dtype.kind == "f" and np.dtype(et.dtype) != array.dtype:
+        source = P.from_dtype(array.dtype)
+        if source is P.F32 and et.bit_width <= 8 and et is not P.F8E8M0FNU:
+            array, source = convert_array(array, P.F32, P.F16), P.F16
+        return convert_array(array, source, et)
+    with np.errstate(all="ignore"):
+        return array.astype(et.dtype)
+
+
 @kernel(Op.CONVERT)
 def _convert(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     return convert_array(operands[0], operand_type(instruction, 0), result_type(instruction))
@@ -346,4 +365,4 @@ def _stochastic_convert(
     return as_result(ints.astype(dst.dtype), dst)
 
 
-__all__ = ["convert_array", "reduce_precision_array"]
+__all__ = ["convert_array", "narrow", "reduce_precision_array"]

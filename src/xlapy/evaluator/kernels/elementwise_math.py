@@ -26,7 +26,8 @@ from ...opcode import HloOpcode as Op
 from ...types import PrimitiveType
 from ..core import EvalContext, Value, kernel
 from . import elementwise_complex as ec
-from .elementwise_support import as_result, narrow, operand_type, result_type, widen
+from .elementwise_convert import narrow
+from .elementwise_support import as_result, operand_type, result_type, widen
 
 P = PrimitiveType
 _Fn = Callable[..., np.ndarray]

@@ -1,5 +1,6 @@
 """What the elementwise kernels share: widening to a type numpy computes exactly in, and
-narrowing back with XLA's rules.
+the bit-level views of values (narrowing back is ``elementwise_convert.narrow``: it
+rounds with convert's rules).
 
 Every kernel takes its element types from the instruction (operand shapes and the result
 shape) and never its dimensions: ``EvalContext.call_batched`` runs scalar computations on
@@ -64,27 +65,6 @@ def widen(value: Any, et: PrimitiveType) -> np.ndarray:
     return np.asarray(value).astype(compute_dtype(et), copy=False)
 
 
-def narrow(value: Any, et: PrimitiveType) -> np.ndarray:
-    """A computed array back to ``et``: integers wrap, pred is nonzero, floats round.
-
-    Floats round with ``convert``'s rules. An f32 result for an 8- or 4-bit float rounds
-    to f16 first: XLA:CPU computes those types in f16 (itself computed in f32), which
-    rounds twice (f8e3m4's sqrt(15.5) is 4, not the nearer 3.875).
-    """
-    array = np.asarray(value)
-    if et.is_pred:
-        return array != 0
-    if et.is_float and array.dtype.kind == "f" and np.dtype(et.dtype) != array.dtype:
-        from .elementwise_convert import convert_array
-
-        source = P.from_dtype(array.dtype)
-        if source is P.F32 and et.bit_width <= 8 and et is not P.F8E8M0FNU:
-            array, source = convert_array(array, P.F32, P.F16), P.F16
-        return convert_array(array, source, et)
-    with np.errstate(all="ignore"):
-        return array.astype(et.dtype)
-
-
 def int_bounds(et: PrimitiveType) -> tuple[int, int]:
     """(min, max) of an integer type (pred counts as u1)."""
     if et.is_pred:
@@ -137,7 +117,6 @@ __all__ = [
     "compute_dtype",
     "float_bits",
     "int_bounds",
-    "narrow",
     "operand_type",
     "result_type",
     "unsigned_bits",

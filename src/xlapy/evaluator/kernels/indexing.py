@@ -1,6 +1,6 @@
-"""Interpreter kernels of gather and scatter, in full generality.
+"""Evaluator kernels of the indexing family: gather, scatter and the dynamic slices.
 
-Both are computed for all index vectors at once: the dimension numbers are
+Gather and scatter are computed for all index vectors at once: the dimension numbers are
 turned into one integer index array per operand dimension (numpy advanced
 indexing does the rest), so batching dimensions, ``index_vector_dim ==
 rank`` and arbitrary offset placements all go through the same few lines.
@@ -12,7 +12,8 @@ element, but XLA:CPU skips whole windows, and the oracle tests pin that).
 Colliding scatter updates are applied in XLA's order, scatter index major and
 window index minor (the updates' row-major order when the window dimensions
 are trailing, the usual case); the oracle tests check this order with a
-non-commutative update computation.
+non-commutative update computation. dynamic-slice and dynamic-update-slice
+clamp their starts the same way as gather, so they never fail at run time.
 """
 
 from __future__ import annotations
@@ -24,33 +25,7 @@ import numpy as np
 from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
 from ...opcode import HloOpcode as Op
-from ..core import EvalContext, Value, c_contiguous, kernel
-
-# -- calling scalar computations ---------------------------------------------------
-
-
-def call_scalar(
-    ctx: EvalContext, computation: HloComputation, arguments: Sequence[np.ndarray]
-) -> list[np.ndarray]:
-    """Call a scalar computation elementwise over same-shaped arrays; one array per result.
-
-    Arguments are converted to the parameters' types (a bf16 input may meet an
-    f32 reducer) and every result is broadcast to the arguments' shape: a
-    computation returning a constant gives a scalar from a batched call.
-    """
-    params = computation.parameters
-    args = [
-        np.asarray(a, dtype=p.shape.element_type.dtype)
-        for a, p in zip(arguments, params, strict=True)
-    ]
-    shape = np.broadcast_shapes(*(a.shape for a in args)) if args else ()
-    out = ctx.call_batched(computation, args)
-    root = computation.root.shape
-    leaves, shapes = (list(out), root.tuple_shapes) if root.is_tuple else ([out], (root,))
-    return [
-        np.broadcast_to(np.asarray(v, dtype=s.element_type.dtype), shape)
-        for v, s in zip(leaves, shapes, strict=True)
-    ]
+from ..core import EvalContext, Value, c_contiguous, call_scalar, index_scalar, kernel
 
 
 def _simple_update(computation: HloComputation) -> Op | None:
@@ -175,10 +150,6 @@ def _starts(
     return starts
 
 
-def _attr(instruction: HloInstruction, name: str) -> list[int]:
-    return [int(v) for v in instruction.attributes.get(name, ()) or ()]
-
-
 # -- gather ---------------------------------------------------------------------------
 
 
@@ -186,19 +157,19 @@ def _attr(instruction: HloInstruction, name: str) -> list[int]:
 def _gather(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     operand = np.asarray(operands[0])
     rank = operand.ndim
-    index_vector_dim = int(instruction.attributes["index_vector_dim"])
-    slice_sizes = _attr(instruction, "slice_sizes")
-    offset_dims = _attr(instruction, "offset_dims")
-    dropped = set(_attr(instruction, "collapsed_slice_dims"))
-    dropped |= set(_attr(instruction, "operand_batching_dims"))
+    dn = instruction.gather_dimension_numbers
+    index_vector_dim = dn.index_vector_dim
+    slice_sizes = list(instruction.slice_sizes)
+    offset_dims = list(dn.offset_dims)
+    dropped = set(dn.collapsed_slice_dims) | set(dn.operand_batching_dims)
     vectors = _index_vectors(operands[1], index_vector_dim)
     batch_shape = vectors.shape[:-1]
     nb = len(batch_shape)
     starts = _starts(
         vectors,
-        _attr(instruction, "start_index_map"),
-        _attr(instruction, "operand_batching_dims"),
-        _attr(instruction, "start_indices_batching_dims"),
+        list(dn.start_index_map),
+        list(dn.operand_batching_dims),
+        list(dn.start_indices_batching_dims),
         index_vector_dim,
         rank,
     )
@@ -232,18 +203,19 @@ def _scatter(ctx: EvalContext, instruction: HloInstruction, operands: list[Value
     inputs = [np.array(x) for x in operands[:n]]  # copies: the results
     updates = [np.asarray(u) for u in operands[n + 1 :]]
     shape, rank = inputs[0].shape, inputs[0].ndim
-    index_vector_dim = int(instruction.attributes["index_vector_dim"])
-    window_dims = _attr(instruction, "update_window_dims")
-    inserted = set(_attr(instruction, "inserted_window_dims"))
-    operand_batching = _attr(instruction, "input_batching_dims")
+    dn = instruction.scatter_dimension_numbers
+    index_vector_dim = dn.index_vector_dim
+    window_dims = list(dn.update_window_dims)
+    inserted = set(dn.inserted_window_dims)
+    operand_batching = list(dn.input_batching_dims)
     vectors = _index_vectors(operands[n], index_vector_dim)
     batch_shape = vectors.shape[:-1]
     nb = len(batch_shape)
     starts = _starts(
         vectors,
-        _attr(instruction, "scatter_dims_to_operand_dims"),
+        list(dn.scatter_dims_to_operand_dims),
         operand_batching,
-        _attr(instruction, "scatter_indices_batching_dims"),
+        list(dn.scatter_indices_batching_dims),
         index_vector_dim,
         rank,
     )
@@ -279,4 +251,33 @@ def _scatter(ctx: EvalContext, instruction: HloInstruction, operands: list[Value
     return inputs[0] if not instruction.shape.is_tuple else tuple(inputs)
 
 
-__all__ = ["call_scalar", "scatter_updates"]
+# -- dynamic-slice and dynamic-update-slice --------------------------------------------
+
+
+def clamp_starts(starts: list[int], bounds: tuple[int, ...], sizes: tuple[int, ...]) -> list[int]:
+    """Clamp so the whole window fits: the spec's rule, which never fails at run time."""
+    return [min(max(s, 0), max(b - n, 0)) for s, b, n in zip(starts, bounds, sizes, strict=True)]
+
+
+@kernel(Op.DYNAMIC_SLICE)
+def _dynamic_slice(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
+    x = np.asarray(operands[0])
+    sizes = tuple(int(s) for s in instruction.attributes["dynamic_slice_sizes"])
+    starts = clamp_starts([index_scalar(v) for v in operands[1:]], x.shape, sizes)
+    index = tuple(slice(s, s + n) for s, n in zip(starts, sizes, strict=True))
+    return np.array(x[index])
+
+
+@kernel(Op.DYNAMIC_UPDATE_SLICE)
+def _dynamic_update_slice(
+    ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
+) -> Value:
+    result = np.array(operands[0])  # a copy: operands may be shared with other users
+    update = np.asarray(operands[1])
+    starts = clamp_starts([index_scalar(v) for v in operands[2:]], result.shape, update.shape)
+    index = tuple(slice(s, s + n) for s, n in zip(starts, update.shape, strict=True))
+    result[index] = update
+    return result
+
+
+__all__ = ["clamp_starts", "scatter_updates"]

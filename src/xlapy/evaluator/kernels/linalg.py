@@ -32,7 +32,7 @@ from ..core import EvalContext, Value, kernel
 # -- compute types ------------------------------------------------------------------------
 
 
-def _compute_dtype(*types: PrimitiveType) -> np.dtype:
+def compute_dtype(*types: PrimitiveType) -> np.dtype:
     """The numpy type a product of these element types is accumulated in.
 
     Complex wins over float wins over integer; floats narrower than 32 bits
@@ -47,7 +47,7 @@ def _compute_dtype(*types: PrimitiveType) -> np.dtype:
     return np.dtype(np.int64)
 
 
-def _widen(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def widen(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """``x`` in the compute type; unsigned 64-bit values keep their bits (wrapping arithmetic)."""
     if dtype == np.int64 and x.dtype == np.uint64:
         return x.view(np.int64)
@@ -99,7 +99,7 @@ def _float_compute(t: PrimitiveType) -> np.dtype:
     return np.dtype(np.float64 if t == PrimitiveType.F64 else np.float32)
 
 
-def _element_type(instruction: HloInstruction, index: int) -> PrimitiveType:
+def operand_element_type(instruction: HloInstruction, index: int) -> PrimitiveType:
     return instruction.operand(index).shape.element_type
 
 
@@ -110,14 +110,16 @@ def _element_type(instruction: HloInstruction, index: int) -> PrimitiveType:
 def _dot(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     """DotGeneral as one batched matmul: [batch, free, contracting] x [batch, contracting, free]."""
     lhs, rhs = operands
-    attr = instruction.attribute
-    lc, rc = list(attr("lhs_contracting_dims", ())), list(attr("rhs_contracting_dims", ()))
-    lb, rb = list(attr("lhs_batch_dims", ())), list(attr("rhs_batch_dims", ()))
+    dn = instruction.dot_dimension_numbers
+    lc, rc = list(dn.lhs_contracting_dimensions), list(dn.rhs_contracting_dimensions)
+    lb, rb = list(dn.lhs_batch_dimensions), list(dn.rhs_batch_dimensions)
     lf = [d for d in range(lhs.ndim) if d not in lc + lb]
     rf = [d for d in range(rhs.ndim) if d not in rc + rb]
     out_type = instruction.shape.element_type
-    dtype = _compute_dtype(_element_type(instruction, 0), _element_type(instruction, 1), out_type)
-    a, b = _widen(lhs, dtype), _widen(rhs, dtype)
+    dtype = compute_dtype(
+        operand_element_type(instruction, 0), operand_element_type(instruction, 1), out_type
+    )
+    a, b = widen(lhs, dtype), widen(rhs, dtype)
 
     def size(x: np.ndarray, dims: list[int]) -> int:
         return int(np.prod([x.shape[d] for d in dims], dtype=np.int64))
@@ -174,12 +176,14 @@ def _convolution(ctx: EvalContext, instruction: HloInstruction, operands: list[V
     B = int(instruction.attribute("batch_group_count", 1))
     out_shape = instruction.shape
     out_type = out_shape.element_type
-    dtype = _compute_dtype(_element_type(instruction, 0), _element_type(instruction, 1), out_type)
+    dtype = compute_dtype(
+        operand_element_type(instruction, 0), operand_element_type(instruction, 1), out_type
+    )
 
-    x = _widen(lhs, dtype).transpose(
+    x = widen(lhs, dtype).transpose(
         [dn.input_batch_dimension, dn.input_feature_dimension, *dn.input_spatial_dimensions]
     )
-    w = _widen(rhs, dtype).transpose(
+    w = widen(rhs, dtype).transpose(
         [
             dn.kernel_output_feature_dimension,
             dn.kernel_input_feature_dimension,
@@ -392,4 +396,4 @@ def _batch_norm_grad(ctx: EvalContext, instruction: HloInstruction, operands: li
     )
 
 
-__all__ = ["to_element_type"]
+__all__ = ["compute_dtype", "operand_element_type", "to_element_type", "widen"]

@@ -27,16 +27,16 @@ from ...hlo.instruction import HloInstruction
 from ...opcode import HloOpcode as Op
 from ...types import PrimitiveType
 from ..core import EvalContext, Value, kernel
-from .linalg import _compute_dtype, _element_type, _widen, to_element_type
+from .linalg import compute_dtype, operand_element_type, to_element_type, widen
 
 
 def _dot_numbers(instruction: HloInstruction) -> tuple[list[int], list[int], list[int], list[int]]:
-    attr = instruction.attribute
+    dn = instruction.dot_dimension_numbers
     return (
-        [int(d) for d in attr("lhs_contracting_dims", ())],
-        [int(d) for d in attr("rhs_contracting_dims", ())],
-        [int(d) for d in attr("lhs_batch_dims", ())],
-        [int(d) for d in attr("rhs_batch_dims", ())],
+        list(dn.lhs_contracting_dimensions),
+        list(dn.rhs_contracting_dimensions),
+        list(dn.lhs_batch_dimensions),
+        list(dn.rhs_batch_dimensions),
     )
 
 
@@ -95,8 +95,10 @@ def _ragged_dot(ctx: EvalContext, instruction: HloInstruction, operands: list[Va
     (r,) = (int(d) for d in instruction.attribute("lhs_ragged_dims", ()))
     group = [int(d) for d in instruction.attribute("rhs_group_dims", ())]
     out_type = instruction.shape.element_type
-    dtype = _compute_dtype(_element_type(instruction, 0), _element_type(instruction, 1), out_type)
-    a, b = _widen(lhs, dtype), _widen(rhs, dtype)
+    dtype = compute_dtype(
+        operand_element_type(instruction, 0), operand_element_type(instruction, 1), out_type
+    )
+    a, b = widen(lhs, dtype), widen(rhs, dtype)
 
     if r in lb:
         return to_element_type(dot_general(a, b, lc, rc, lb, rb), out_type)
@@ -142,7 +144,7 @@ def _scaled_dot(ctx: EvalContext, instruction: HloInstruction, operands: list[Va
     lhs, rhs, lhs_scale, rhs_scale = operands
     lc, rc, lb, rb = _dot_numbers(instruction)
     out_type = instruction.shape.element_type
-    dtype = _compute_dtype(PrimitiveType.F32, PrimitiveType.F32, out_type)
-    a = _widen(_apply_scale(lhs, lhs_scale), dtype)
-    b = _widen(_apply_scale(rhs, rhs_scale), dtype)
+    dtype = compute_dtype(PrimitiveType.F32, PrimitiveType.F32, out_type)
+    a = widen(_apply_scale(lhs, lhs_scale), dtype)
+    b = widen(_apply_scale(rhs, rhs_scale), dtype)
     return to_element_type(dot_general(a, b, lc, rc, lb, rb), out_type)

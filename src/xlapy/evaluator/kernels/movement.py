@@ -1,4 +1,4 @@
-"""Interpreter kernels of the ops that move data without computing on it.
+"""Evaluator kernels of the movement family: ops that move data without computing on it.
 
 Values are logical arrays (see the evaluator), so most of these are one numpy
 call; layouts only matter to ``bitcast``, which reinterprets memory and so
@@ -21,21 +21,19 @@ from ...hlo.instruction import HloInstruction
 from ...literal import Literal
 from ...opcode import HloOpcode as Op
 from ...shape import Shape
-from ..core import TOKEN, EvalContext, Value, c_contiguous, kernel, value_from_literal
+from ..core import (
+    TOKEN,
+    EvalContext,
+    Value,
+    c_contiguous,
+    index_scalar,
+    kernel,
+    value_from_literal,
+)
 
 
 def dtype_of(shape: Shape) -> np.dtype:
     return shape.element_type.dtype
-
-
-def index_scalar(value: Value) -> int:
-    """A start index of any integer type (s4...u64) as a Python int, sign respected."""
-    return int(np.asarray(value).reshape(()).item())
-
-
-def clamp_starts(starts: list[int], bounds: tuple[int, ...], sizes: tuple[int, ...]) -> list[int]:
-    """Clamp so the whole window fits: the spec's rule, which never fails at run time."""
-    return [min(max(s, 0), max(b - n, 0)) for s, b, n in zip(starts, bounds, sizes, strict=True)]
 
 
 @kernel(Op.CONSTANT)
@@ -81,27 +79,6 @@ def _slice(ctx: EvalContext, instruction: HloInstruction, operands: list[Value])
     triples = instruction.attributes["slice"]
     index = tuple(slice(int(a), int(b), int(c)) for a, b, c in triples)
     return np.array(np.asarray(operands[0])[index])
-
-
-@kernel(Op.DYNAMIC_SLICE)
-def _dynamic_slice(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    x = np.asarray(operands[0])
-    sizes = tuple(int(s) for s in instruction.attributes["dynamic_slice_sizes"])
-    starts = clamp_starts([index_scalar(v) for v in operands[1:]], x.shape, sizes)
-    index = tuple(slice(s, s + n) for s, n in zip(starts, sizes, strict=True))
-    return np.array(x[index])
-
-
-@kernel(Op.DYNAMIC_UPDATE_SLICE)
-def _dynamic_update_slice(
-    ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
-) -> Value:
-    result = np.array(operands[0])  # a copy: operands may be shared with other users
-    update = np.asarray(operands[1])
-    starts = clamp_starts([index_scalar(v) for v in operands[2:]], result.shape, update.shape)
-    index = tuple(slice(s, s + n) for s, n in zip(starts, update.shape, strict=True))
-    result[index] = update
-    return result
 
 
 @kernel(Op.CONCATENATE)
@@ -264,4 +241,4 @@ def _dynamic_reshape(ctx: EvalContext, instruction: HloInstruction, operands: li
     return result
 
 
-__all__ = ["clamp_starts", "dtype_of", "index_scalar", "pad_array"]
+__all__ = ["dtype_of", "pad_array"]

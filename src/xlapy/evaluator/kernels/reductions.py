@@ -1,4 +1,4 @@
-"""Interpreter kernels of the ops that call a scalar computation: reduce, windows, sort.
+"""Evaluator kernels of the reductions family: reduce, reduce-window, select-and-scatter, sort.
 
 Every kernel calls its computation on whole arrays (``call_scalar``, batched
 when the computation is elementwise) a logarithmic number of times rather
@@ -34,8 +34,8 @@ from ...hlo.instruction import HloInstruction
 from ...opcode import HloOpcode as Op
 from ...types import PrimitiveType
 from ...xla_data import ComparisonDirection, ComparisonType, Window
-from ..core import EvalContext, Value, c_contiguous, kernel
-from .indexing import call_scalar, scatter_updates
+from ..core import EvalContext, Value, c_contiguous, call_scalar, kernel
+from .indexing import scatter_updates
 from .movement import pad_array
 
 
@@ -220,15 +220,6 @@ def _select_and_scatter(
         [source[chosen]],
     )
     return result
-
-
-# -- map ------------------------------------------------------------------------------
-
-
-@kernel(Op.MAP)
-def _map(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    (result,) = call_scalar(ctx, instruction.to_apply, [np.asarray(o) for o in operands])
-    return np.array(np.broadcast_to(result, instruction.shape.dimensions))
 
 
 # -- sort and top-k -------------------------------------------------------------------

@@ -17,11 +17,11 @@ import re
 import ml_dtypes
 import numpy as np
 
-from ..errors import InvalidArgumentError, ParseError
-from ..literal import Literal
-from ..shape import Shape
-from ..types import PrimitiveType as P
-from .ast import (
+from ...errors import InvalidArgumentError, ParseError
+from ...literal import Literal
+from ...shape import Shape
+from ...types import PrimitiveType as P
+from ..ast import (
     ConvDimensionNumbers,
     DenseElements,
     DialectAttr,
@@ -31,8 +31,8 @@ from .ast import (
     OpaqueAttr,
     SymbolRef,
 )
-from .parse_lexer import BARE_ID, MAX_NESTING, NUMBER, SYMBOL, unescape
-from .parse_types import BUILTIN_SCALAR
+from .lexer import BARE_ID, MAX_NESTING, NUMBER, SYMBOL, unescape
+from .types import BUILTIN_SCALAR
 
 _DIALECT_ATTR = re.compile(r"#([A-Za-z_][A-Za-z0-9_$]*)((?:\.[A-Za-z0-9_$]+)*)")
 _DENSE_TOKEN = re.compile(r"[\[\]()]|[^\s,\[\]()]+")

@@ -1,5 +1,5 @@
-"""Ops that make and move data: constants, iota, broadcasts, reshapes, slices, padding,
-tuples, dimension sizes and the ``dynamic_*`` ops.
+"""Lowerings of the movement family: constants, iota, broadcasts, reshapes, slices, padding,
+tuples, dimension sizes, barriers and tokens, and the ``dynamic_*`` forms of these.
 
 HLO shapes are static (or bounded), so the ``dynamic_*`` ops are imported
 when their shape operands are known at import time (constants, or values
@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import ops
-from ..builder import XlaOp
-from ..shape import Shape
-from ..xla_data import PaddingConfig
-from . import ast
-from .lower import Ctx, invalid, lowering
-from .lower_attrs import attr, int_attr, ints
+from ... import ops
+from ...builder import XlaOp
+from ...shape import Shape
+from ...xla_data import PaddingConfig
+from .. import ast
+from .attrs import attr, int_attr, ints
+from .core import Ctx, lowering, results_of
+from .errors import invalid
 
 
 @lowering("stablehlo.constant", "mhlo.constant")
@@ -141,27 +142,6 @@ def _slice(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
     return [ops.Slice(x, starts, ints(op, "limit_indices"), strides)]
 
 
-@lowering("stablehlo.real_dynamic_slice", "mhlo.real_dynamic_slice")
-def _real_dynamic_slice(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    x = ctx.value(op.operands[0], op)
-    starts = ctx.known_ints(op.operands[1], op, "start_indices")
-    limits = ctx.known_ints(op.operands[2], op, "limit_indices")
-    strides = ctx.known_ints(op.operands[3], op, "strides")
-    return [ops.Slice(x, starts, limits, strides)]
-
-
-@lowering("stablehlo.dynamic_slice", "mhlo.dynamic_slice")
-def _dynamic_slice(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    x, *starts = ctx.operands(op)
-    return [ops.DynamicSlice(x, starts, ints(op, "slice_sizes"))]
-
-
-@lowering("stablehlo.dynamic_update_slice", "mhlo.dynamic_update_slice")
-def _dynamic_update_slice(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    x, update, *starts = ctx.operands(op)
-    return [ops.DynamicUpdateSlice(x, update, starts)]
-
-
 @lowering("stablehlo.concatenate", "mhlo.concatenate")
 def _concatenate(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
     return [ops.ConcatInDim(ctx.builder, ctx.operands(op), int_attr(op, "dimension"))]
@@ -218,6 +198,28 @@ def _get_dimension_size(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
 def _set_dimension_size(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
     x, size = ctx.operands(op)
     return [ops.SetDimensionSize(x, size, int_attr(op, "dimension"))]
+
+
+# -- barriers and tokens ------------------------------------------------------------------------
+
+
+@lowering("stablehlo.optimization_barrier", "mhlo.optimization_barrier")
+def _optimization_barrier(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
+    operands = ctx.operands(op)
+    if not operands:
+        return []
+    return results_of(ctx, ops.OptimizationBarrier(ctx.pack(operands)), op)
+
+
+@lowering("stablehlo.after_all", "mhlo.after_all")
+def _after_all(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
+    tokens = ctx.operands(op)
+    return [ops.AfterAll(ctx.builder, tokens) if tokens else ops.CreateToken(ctx.builder)]
+
+
+@lowering("stablehlo.create_token", "mhlo.create_token")
+def _create_token(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
+    return [ops.CreateToken(ctx.builder)]
 
 
 __all__ = ["broadcast_in_dim"]

@@ -2,7 +2,7 @@
 
 The generic form (``"stablehlo.add"(%a, %b) : (T, T) -> T``) has one grammar
 for every op and is read here; a pretty form is read by the op's entry in
-``parse_formats.PRETTY_FORMATS``. Both end in ``_finish``, which resolves the
+``formats.PRETTY_FORMATS``. Both end in ``_finish``, which resolves the
 operands against the SSA scopes (a use of an undefined value, or a use with
 another type than the definition's, is a ParseError at that use), names the
 results and fills in default-valued attributes, so that both forms of an op
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import copy
 
-from ..errors import ParseError, UnimplementedError
-from .ast import Block, MlirType, Operation, Region
-from .parse_formats import (
+from ...errors import ParseError, UnimplementedError
+from ..ast import Block, MlirType, Operation, Region
+from .formats import (
     FALLBACK_FORMAT,
     GENERIC_FIXUPS,
     OP_DEFAULTS,
@@ -23,7 +23,7 @@ from .parse_formats import (
     FormatMixin,
     PendingOp,
 )
-from .parse_lexer import BARE_ID, BLOCK_ID, MAX_NESTING, SSA_DEF, SSA_USE
+from .lexer import BARE_ID, BLOCK_ID, MAX_NESTING, SSA_DEF, SSA_USE
 
 _KNOWN_DIALECTS = frozenset(("stablehlo", "func", "check", "interpreter"))
 

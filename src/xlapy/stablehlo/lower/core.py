@@ -8,9 +8,14 @@ a mismatch means the program (or a lowering) is wrong, and it is reported at
 the op's line rather than discovered later as a wrong answer.
 
 The lowering is table-driven (:data:`LOWERINGS`, op name -> function); the
-``lower_*`` modules of this package fill the table, one op family each. A
+sibling modules of this package fill the table, one op family each, when the
+package imports them (they import this module; it imports none of them). A
 lowering function takes the :class:`Ctx` of the block being lowered and the
 op, and returns one ``XlaOp`` per MLIR result.
+
+Values known at import time (shape operands of the dynamic-shape ops,
+constants a region captures) are computed by the HLO evaluator on the HLO the
+defining op lowers to, so they are exactly what the program computes.
 
 Regions become HLO computations through sub-builders. StableHLO regions may
 use values defined outside them; HLO computations may not. Constants (and
@@ -28,14 +33,16 @@ from typing import Any
 
 import numpy as np
 
-from .. import ops
-from ..builder import XlaBuilder, XlaComputation, XlaOp
-from ..errors import InvalidArgumentError, NotFoundError, UnimplementedError, XlaError
-from ..hlo.module import HloModule
-from ..literal import Literal
-from ..shape import Shape
-from ..xla_data import OpMetadata
-from . import ast
+from ... import ops
+from ...builder import XlaBuilder, XlaComputation, XlaOp
+from ...errors import InvalidArgumentError, NotFoundError, UnimplementedError, XlaError
+from ...evaluator import evaluate_computation
+from ...hlo.module import HloModule
+from ...literal import Literal
+from ...shape import Shape
+from ...xla_data import OpMetadata
+from .. import ast
+from .errors import invalid, located, unsupported, where
 
 Lowering = Callable[["Ctx", ast.Operation], list[XlaOp]]
 
@@ -53,42 +60,6 @@ def lowering(*names: str) -> Callable[[Lowering], Lowering]:
         return fn
 
     return register
-
-
-# -- errors ------------------------------------------------------------------------------------
-
-_BUILDER_LOCATION = re.compile(r"\s*\[at [^\]]*\]")
-
-
-def where(op: ast.Operation) -> str:
-    return f"{op.name} at line {op.line}"
-
-
-def unsupported(op: ast.Operation, what: str | None = None) -> UnimplementedError:
-    """The error for a construct the importer does not handle, naming it and its line."""
-    detail = f": {what}" if what else ""
-    error = UnimplementedError(f"{where(op)} is not supported yet{detail}")
-    error.stablehlo_location = (op.name, op.line)  # type: ignore[attr-defined]
-    return error
-
-
-def invalid(op: ast.Operation, message: str) -> InvalidArgumentError:
-    error = InvalidArgumentError(f"{where(op)}: {message}")
-    error.stablehlo_location = (op.name, op.line)  # type: ignore[attr-defined]
-    return error
-
-
-def _located(error: XlaError, op: ast.Operation) -> XlaError:
-    """``error`` with the op and line prepended (once: the innermost op wins)."""
-    if getattr(error, "stablehlo_location", None):
-        return error
-    message = _BUILDER_LOCATION.sub("", str(error))
-    try:
-        located = type(error)(f"{where(op)}: {message}")
-    except TypeError:  # an error class with a different constructor
-        located = XlaError(f"{where(op)}: {message}")
-    located.stablehlo_location = (op.name, op.line)  # type: ignore[attr-defined]
-    return located
 
 
 # -- types ---------------------------------------------------------------------------------------
@@ -126,7 +97,8 @@ def _same_shape(actual: Shape, declared: Shape) -> bool:
 
 # -- values known while importing ------------------------------------------------------------------
 
-# Ops whose result a constant operand determines at import time, with numpy.
+# Ops whose result constant operands determine at import time (shape operands of the
+# dynamic-shape ops, constants a region captures).
 _FOLDABLE = frozenset(
     {
         "stablehlo.constant",
@@ -136,6 +108,17 @@ _FOLDABLE = frozenset(
         "stablehlo.concatenate",
         "stablehlo.slice",
         "stablehlo.get_dimension_size",
+        "stablehlo.add",
+        "stablehlo.subtract",
+        "stablehlo.multiply",
+        "stablehlo.negate",
+        "stablehlo.maximum",
+        "stablehlo.minimum",
+    }
+)
+# Of those, the ones folded on integers only: float rounding is left to the backend.
+_INTEGER_ONLY = frozenset(
+    {
         "stablehlo.add",
         "stablehlo.subtract",
         "stablehlo.multiply",
@@ -155,58 +138,43 @@ def _fold(ctx: Ctx, op: ast.Operation, index: int) -> np.ndarray | None:
     if declared is None or not declared.is_array or not declared.is_static:
         return None
     if op.name == "stablehlo.get_dimension_size":
+        # A static dimension is in the operand's type: its value need not be known.
         operand = op.operand_types[0].shape
         if operand is None or not operand.is_static:
             return None
         dim = int(op.attributes.get("dimension", 0))
         return np.asarray(operand.dimensions[dim], declared.element_type.dtype)
-    args = [ctx.known_value(name) for name in op.operands]
-    if any(a is None for a in args):
+    if op.name in _INTEGER_ONLY and (
+        declared.element_type.is_float or declared.element_type.is_complex
+    ):
         return None
-    dtype = declared.element_type.dtype
-    dims = declared.dimensions
-    if op.name == "stablehlo.convert":
-        if np.iscomplexobj(args[0]) and not declared.element_type.is_complex:
-            return np.real(args[0]).astype(dtype)
-        return args[0].astype(dtype)
-    if op.name == "stablehlo.reshape":
-        return args[0].reshape(dims)
-    if op.name == "stablehlo.broadcast_in_dim":
-        mapping = tuple(int(d) for d in op.attributes.get("broadcast_dimensions", ()))
-        shape = [1] * len(dims)
-        for i, d in enumerate(mapping):
-            shape[d] = args[0].shape[i]
-        return np.broadcast_to(args[0].reshape(shape), dims).copy()
-    if op.name == "stablehlo.concatenate":
-        return np.concatenate(args, axis=int(op.attributes.get("dimension", 0)))
-    if op.name == "stablehlo.slice":
-        a = op.attributes
-        index_slices = tuple(
-            slice(int(s), int(e), int(k))
-            for s, e, k in zip(
-                a.get("start_indices", ()),
-                a.get("limit_indices", ()),
-                a.get("strides", (1,) * len(dims)),
-                strict=True,
-            )
-        )
-        return args[0][index_slices]
-    if declared.element_type.is_float or declared.element_type.is_complex:
-        return None  # leave rounding to the backend
-    with np.errstate(all="ignore"):
-        if op.name == "stablehlo.add":
-            return (args[0] + args[1]).astype(dtype)
-        if op.name == "stablehlo.subtract":
-            return (args[0] - args[1]).astype(dtype)
-        if op.name == "stablehlo.multiply":
-            return (args[0] * args[1]).astype(dtype)
-        if op.name == "stablehlo.negate":
-            return (-args[0]).astype(dtype)
-        if op.name == "stablehlo.maximum":
-            return np.maximum(args[0], args[1]).astype(dtype)
-        if op.name == "stablehlo.minimum":
-            return np.minimum(args[0], args[1]).astype(dtype)
-    return None
+    operands = [ctx.known_literal(name) for name in op.operands]
+    if any(literal is None for literal in operands):
+        return None
+    return _evaluate(ctx, op, index, operands)
+
+
+def _evaluate(
+    ctx: Ctx, op: ast.Operation, index: int, operands: list[Literal | None]
+) -> np.ndarray | None:
+    """Result ``index`` of ``op`` on constant ``operands``, by the HLO evaluator.
+
+    The op is lowered again, onto constants in a scratch builder, and the HLO
+    it becomes is evaluated: a value known at import time is exactly the value
+    the program computes when run (conversions saturate, integers wrap).
+    """
+    builder = XlaBuilder("fold")
+    builder.set_die_immediately_on_error(True)
+    scratch = Ctx(ctx.program, builder, ctx.function)
+    for name, literal in zip(op.operands, operands, strict=True):
+        scratch.bind(name, ops.ConstantLiteral(builder, literal))
+    try:
+        results = LOWERINGS[op.name](scratch, op)
+        computation = builder.build(results[index]).hlo_module.entry
+        with np.errstate(all="ignore"):
+            return evaluate_computation(computation, []).to_numpy()
+    except XlaError:
+        return None
 
 
 # -- regions -----------------------------------------------------------------------------------
@@ -238,6 +206,21 @@ def free_values(regions: Sequence[ast.Region]) -> list[str]:
                 if name not in defined:
                     free.setdefault(name)
     return list(free)
+
+
+def results_of(ctx: Ctx, value: XlaOp, op: ast.Operation) -> list[XlaOp]:
+    """An HLO value standing for the op's results: itself for one, its elements otherwise."""
+    count = len(op.results)
+    if count == 1:
+        return [value]
+    return ctx.unpack(value, count)
+
+
+def region(op: ast.Operation, index: int = 0) -> ast.Region:
+    """The op's region ``index``, or the error saying the op lacks it."""
+    if len(op.regions) <= index:
+        raise invalid(op, f"needs {index + 1} region(s), got {len(op.regions)}")
+    return op.regions[index]
 
 
 def single_block(region: ast.Region, op: ast.Operation, role: str) -> ast.Block:
@@ -385,7 +368,7 @@ class Ctx:
                         f"{actual}",
                     )
         except XlaError as error:
-            raise _located(error, op) from error
+            raise located(error, op) from error
         except (ValueError, TypeError, KeyError, IndexError) as error:
             # A malformed op (operand or attribute counts) that a lowering unpacked blindly.
             raise invalid(op, f"malformed op ({type(error).__name__}: {error})") from error
@@ -610,18 +593,6 @@ def lower_module(
     return ProgramLowering(module, source_file).entry_module(name)
 
 
-# The op families register themselves in LOWERINGS when imported.
-from . import (  # noqa: E402, F401
-    lower_checks,
-    lower_chlo,
-    lower_collectives,
-    lower_control,
-    lower_elementwise,
-    lower_linalg,
-    lower_reductions,
-    lower_structure,
-)
-
 __all__ = [
     "LOWERINGS",
     "Ctx",
@@ -630,6 +601,8 @@ __all__ = [
     "free_values",
     "lower_module",
     "lowering",
+    "region",
+    "results_of",
     "shape_of_type",
-    "unsupported",
+    "single_block",
 ]

@@ -25,8 +25,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..literal import Literal
-from .ast import (
+from ...literal import Literal
+from ..ast import (
     Block,
     DenseElements,
     DialectAttr,
@@ -36,9 +36,9 @@ from .ast import (
     Region,
     SymbolRef,
 )
-from .parse_attrs import DIALECT_DEFAULTS
-from .parse_lexer import SSA_USE
-from .parse_types import element_name, tuple_elements, with_element_type
+from .attrs import DIALECT_DEFAULTS
+from .lexer import SSA_USE
+from .types import element_name, tuple_elements, with_element_type
 
 _EXPONENT_MANTISSA = re.compile(r"e([0-9]+)m([0-9]+)")
 _COMPONENT = {"complex<f32>": "f32", "complex<f64>": "f64"}

@@ -12,26 +12,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .. import ops
-from ..builder import XlaOp
-from ..xla_data import ComparisonDirection, ComparisonType
-from . import ast
-from .lower import Ctx, invalid, lowering
-from .lower_attrs import attr, enum_attr, int_attr, ints
-from .lower_structure import broadcast_in_dim
+from ... import ops
+from ...builder import XlaOp
+from ...errors import UnimplementedError
+from ...lib import math as libmath
+from ...xla_data import ComparisonDirection, ComparisonType
+from .. import ast
+from .attrs import attr, enum_attr, int_attr, ints
+from .core import Ctx, lowering
+from .errors import invalid
+from .movement import broadcast_in_dim
 
 
 def _library(name: str, fallback=None):
     """The lib.math function ``name``, looked up when used (the library grows)."""
 
     def get():
-        from ..lib import math as libmath
-
         fn = getattr(libmath, name, None)
         if fn is None:
             if fallback is None:
-                from ..errors import UnimplementedError
-
                 raise UnimplementedError(f"xlapy.lib.math has no {name} yet")
             return fallback
         return fn

@@ -50,12 +50,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import ops
-from ..builder import XlaOp
-from ..shape import Shape
-from . import ast
-from .lower import Ctx, invalid, lowering
-from .lower_attrs import attr, float_attr, int_attr, string_attr, symbol
+from ... import ops
+from ...builder import XlaOp
+from ...shape import Shape
+from .. import ast
+from .attrs import attr, float_attr, int_attr, string_attr, symbol
+from .core import Ctx, lowering
+from .errors import invalid, unsupported
 
 DEFAULT_TOLERANCE = 1e-4
 DEFAULT_MIN_ULP = 0
@@ -183,8 +184,6 @@ def lower_check_custom_call(ctx: Ctx, op: ast.Operation, target: str) -> list[Xl
     """``stablehlo.custom_call @check.*``: the custom-call the check op itself would give."""
     make_config = _CUSTOM_CALL_CONFIGS.get(target)
     if make_config is None:
-        from .lower import unsupported
-
         raise unsupported(op, f"the check {target} (known: {', '.join(_CUSTOM_CALL_CONFIGS)})")
     if op.results:
         raise invalid(op, f"{target} has no results, but the call declares {len(op.results)}")

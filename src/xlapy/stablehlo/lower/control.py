@@ -1,5 +1,4 @@
-"""Control flow and calls: while, if, case, func.call, composite, custom_call,
-optimization_barrier and tokens.
+"""Lowerings of the control family: while, if, case, func.call, composite, custom_call.
 
 StableHLO's ``while``, ``if`` and ``case`` regions may use any value of the
 enclosing function; HLO's loop bodies and branches see only their one
@@ -13,13 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import ops
-from ..builder import XlaOp
-from ..shape import Shape
-from ..xla_data import CustomCallApiVersion, OutputOperandAliasing
-from . import ast
-from .lower import Ctx, free_values, invalid, lowering
-from .lower_attrs import (
+from ... import ops
+from ...builder import XlaOp
+from ...shape import Shape
+from ...xla_data import CustomCallApiVersion, OutputOperandAliasing
+from .. import ast
+from .attrs import (
     attr,
     bool_attr,
     enum_value,
@@ -29,6 +27,10 @@ from .lower_attrs import (
     string_attr,
     symbol,
 )
+from .checks import lower_check_custom_call
+from .core import Ctx, free_values, lowering, results_of
+from .custom_targets import known_target
+from .errors import invalid
 
 
 def captured_values(ctx: Ctx, regions: list[ast.Region], op: ast.Operation) -> list[str]:
@@ -39,14 +41,6 @@ def captured_values(ctx: Ctx, regions: list[ast.Region], op: ast.Operation) -> l
             ctx.value(name, op)
             names.append(name)
     return names
-
-
-def results_of(ctx: Ctx, value: XlaOp, op: ast.Operation) -> list[XlaOp]:
-    """An HLO value standing for the op's results: itself for one, its elements otherwise."""
-    count = len(op.results)
-    if count == 1:
-        return [value]
-    return ctx.unpack(value, count)
 
 
 # -- while, if, case ------------------------------------------------------------------------------
@@ -213,11 +207,7 @@ def _layouts(op: ast.Operation, name: str) -> list[tuple[int, ...]] | None:
 def _custom_call(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
     target = string_attr(op, "call_target_name")
     if target.startswith("check."):
-        from .lower_checks import lower_check_custom_call
-
         return lower_check_custom_call(ctx, op, target)
-    from .lower_custom_targets import known_target
-
     known = known_target(target)
     if known is not None:
         return known(ctx, op)
@@ -269,26 +259,4 @@ def _custom_call(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
     return _conditional_results(ctx, value, op)
 
 
-# -- barriers and tokens -------------------------------------------------------------------------------
-
-
-@lowering("stablehlo.optimization_barrier", "mhlo.optimization_barrier")
-def _optimization_barrier(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    operands = ctx.operands(op)
-    if not operands:
-        return []
-    return results_of(ctx, ops.OptimizationBarrier(ctx.pack(operands)), op)
-
-
-@lowering("stablehlo.after_all", "mhlo.after_all")
-def _after_all(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    tokens = ctx.operands(op)
-    return [ops.AfterAll(ctx.builder, tokens) if tokens else ops.CreateToken(ctx.builder)]
-
-
-@lowering("stablehlo.create_token", "mhlo.create_token")
-def _create_token(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    return [ops.CreateToken(ctx.builder)]
-
-
-__all__ = ["captured_values", "results_of"]
+__all__ = ["captured_values"]

@@ -31,7 +31,7 @@ Conventions the lowering relies on (see ``ast`` for the value types):
 * A custom call's ``call_target_name`` is a ``SymbolRef`` in both forms.
 * Attributes with a declared default (``has_side_effect``, ``indices_are_sorted``,
   a sort's ``dimension = -1``, ``result_accuracy``, a check's ``tolerance``...)
-  are filled in when absent (``parse_formats.OP_DEFAULTS``): MLIR's pretty printer
+  are filled in when absent (``formats.OP_DEFAULTS``): MLIR's pretty printer
   elides them when they equal the default and its generic printer does not.
 * Values are otherwise as written: an older producer's ``permutation =
   dense<[1, 0]> : tensor<2xi64>`` stays a ``DenseElements`` where current
@@ -52,12 +52,12 @@ from __future__ import annotations
 
 import re
 
-from ..errors import UnimplementedError
-from .ast import Function, FunctionType, Module, Region
-from .parse_attrs import AttrMixin
-from .parse_lexer import SSA_USE, Scanner
-from .parse_ops import OpMixin
-from .parse_types import TypeMixin
+from ...errors import InvalidArgumentError, UnimplementedError
+from ..ast import Function, FunctionType, Module, Region
+from .attrs import AttrMixin
+from .lexer import SSA_USE, Scanner
+from .ops import OpMixin
+from .types import TypeMixin
 
 # Like MLIR, a line holding the marker anywhere splits (even "// // -----").
 _SPLIT_MARKER = re.compile(r"^[^\n]*// -----[^\n]*$", re.M)
@@ -90,8 +90,6 @@ def parse_mlir(text: str) -> list[Module]:
     ``UnimplementedError`` for well-formed constructs xlapy cannot represent.
     """
     if not isinstance(text, str):
-        from ..errors import InvalidArgumentError
-
         raise InvalidArgumentError(f"parse_mlir needs a string, got {type(text).__name__}")
     return [_Parser(text, a, b).parse_section() for a, b in _section_bounds(text)]
 

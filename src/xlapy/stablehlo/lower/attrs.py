@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from . import ast
-from .lower import invalid
+from .. import ast
+from .errors import invalid
 
 _MISSING = object()
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from ..errors import InvalidArgumentError
-from ..shape import INT64_MAX, MAX_TUPLE_DEPTH, UNBOUNDED_SIZE, Shape
-from ..types import PrimitiveType as P
-from .ast import DialectAttr, MlirType
+from ...errors import InvalidArgumentError
+from ...shape import INT64_MAX, MAX_TUPLE_DEPTH, UNBOUNDED_SIZE, Shape
+from ...types import PrimitiveType as P
+from ..ast import DialectAttr, MlirType
 
 ELEMENT_TYPES: dict[str, P] = {
     "i1": P.PRED,

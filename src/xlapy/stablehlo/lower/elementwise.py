@@ -1,4 +1,4 @@
-"""Elementwise StableHLO ops: unary and binary arithmetic, compare, select, clamp, converts.
+"""Lowerings of the elementwise family: arithmetic, compare, select, clamp, converts, map.
 
 Most map one to one onto an HLO opcode. The exceptions are where StableHLO
 and HLO disagree on what an op accepts: ``convert`` from complex to a real
@@ -10,14 +10,15 @@ no backend has to guess what an i1 sum means.
 
 from __future__ import annotations
 
-from .. import ops
-from ..builder import XlaOp
-from ..shape import Shape
-from ..types import PrimitiveType
-from ..xla_data import ComparisonDirection, ComparisonType
-from . import ast
-from .lower import Ctx, invalid, lowering
-from .lower_attrs import enum_attr, int_attr
+from ... import ops
+from ...builder import XlaOp
+from ...shape import Shape
+from ...types import PrimitiveType
+from ...xla_data import ComparisonDirection, ComparisonType
+from .. import ast
+from .attrs import enum_attr, int_attr, ints
+from .core import Ctx, lowering, region
+from .errors import invalid
 
 _UNARY = {
     "abs": ops.Abs,
@@ -203,6 +204,14 @@ def _from_bits(ctx: Ctx, op: ast.Operation, x: XlaOp, target: PrimitiveType) -> 
 def _reduce_precision(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
     (x,) = ctx.operands(op)
     return [ops.ReducePrecision(x, int_attr(op, "exponent_bits"), int_attr(op, "mantissa_bits"))]
+
+
+@lowering("stablehlo.map", "mhlo.map")
+def _map(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
+    inputs = ctx.operands(op)
+    computation = ctx.computation(region(op), op, "computation")
+    dims = ints(op, "dimensions", None)
+    return [ops.Map(ctx.builder, inputs, computation, dims)]
 
 
 __all__: list[str] = []

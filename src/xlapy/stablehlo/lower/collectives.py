@@ -1,5 +1,4 @@
-"""Distribution and I/O: collectives, replica/partition ids, send/recv, infeed/outfeed,
-and the random-number ops.
+"""Lowerings of the collectives family: collectives and replica/partition ids.
 
 StableHLO chooses a collective's process groups from ``channel_handle`` and
 ``use_global_device_ids`` exactly as HLO chooses its group mode from
@@ -12,24 +11,20 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import ops
-from ..builder import XlaOp
-from ..shape import Shape
-from ..types import PrimitiveType
-from ..xla_data import RandomAlgorithm
-from ..xla_data_sharding import ChannelHandle, ChannelType
-from . import ast
-from .lower import Ctx, invalid, lowering, unsupported
-from .lower_attrs import (
+from ... import ops
+from ...builder import XlaOp
+from ...shape import Shape
+from ...types import PrimitiveType
+from .. import ast
+from .attrs import (
     bool_attr,
-    channel_handle,
     channel_id,
-    enum_attr,
     int_attr,
     pairs,
     replica_groups,
-    string_attr,
 )
+from .core import Ctx, lowering
+from .errors import invalid, unsupported
 
 
 def _global_ids(op: ast.Operation) -> bool | None:
@@ -146,99 +141,6 @@ def _replica_id(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
 @lowering("stablehlo.partition_id", "mhlo.partition_id")
 def _partition_id(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
     return [ops.PartitionId(ctx.builder)]
-
-
-# -- send/recv, infeed/outfeed ---------------------------------------------------------------
-
-
-def _handle(op: ast.Operation, expected: ChannelType) -> ChannelHandle:
-    handle = channel_handle(op)
-    if handle is None:
-        raise invalid(op, "needs a channel_handle")
-    return ChannelHandle(handle[0], expected)
-
-
-@lowering("stablehlo.send", "mhlo.send")
-def _send(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    *data, token = ctx.operands(op)
-    if op.attributes.get("source_target_pairs"):
-        raise unsupported(op, "send with source_target_pairs")
-    if bool_attr(op, "is_host_transfer"):
-        if len(data) != 1:
-            raise unsupported(op, f"host sends of {len(data)} values (one array only)")
-        handle = _handle(op, ChannelType.DEVICE_TO_HOST)
-        return [ops.SendToHost(data[0], token, data[0].shape, handle)]
-    handle = _handle(op, ChannelType.DEVICE_TO_DEVICE)
-    return [ops.SendWithToken(ctx.pack(data), token, handle)]
-
-
-@lowering("stablehlo.recv", "mhlo.recv")
-def _recv(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    (token,) = ctx.operands(op)
-    if op.attributes.get("source_target_pairs"):
-        raise unsupported(op, "recv with source_target_pairs")
-    shapes = [ctx.result_shape(op, i) for i in range(len(op.results) - 1)]
-    data = shapes[0] if len(shapes) == 1 else Shape.tuple(shapes)
-    if bool_attr(op, "is_host_transfer"):
-        if len(shapes) != 1:
-            raise unsupported(op, f"host receives of {len(shapes)} values (one array only)")
-        done = ops.RecvFromHost(token, data, _handle(op, ChannelType.HOST_TO_DEVICE))
-    else:
-        done = ops.RecvWithToken(token, data, _handle(op, ChannelType.DEVICE_TO_DEVICE))
-    return _data_and_token(ctx, done, len(shapes))
-
-
-def _data_and_token(ctx: Ctx, pair: XlaOp, count: int) -> list[XlaOp]:
-    """(data, token) as the results: the data's elements when there are several."""
-    value, token = ctx.unpack(pair, 2)
-    data = [value] if count == 1 else ctx.unpack(value, count)
-    return [*data, token]
-
-
-@lowering("stablehlo.infeed", "mhlo.infeed")
-def _infeed(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    (token,) = ctx.operands(op)
-    shapes = [ctx.result_shape(op, i) for i in range(len(op.results) - 1)]
-    data = shapes[0] if len(shapes) == 1 else Shape.tuple(shapes)
-    config = string_attr(op, "infeed_config", "")
-    return _data_and_token(ctx, ops.InfeedWithToken(token, data, config), len(shapes))
-
-
-@lowering("stablehlo.outfeed", "mhlo.outfeed")
-def _outfeed(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    *data, token = ctx.operands(op)
-    value = ctx.pack(data)
-    config = string_attr(op, "outfeed_config", "")
-    return [ops.OutfeedWithToken(value, token, value.shape.with_default_layout(), config)]
-
-
-# -- random numbers ---------------------------------------------------------------------------
-
-
-@lowering("stablehlo.rng", "mhlo.rng")
-def _rng(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    a, b, _ = ctx.operands(op)
-    shape = ctx.result_shape(op)
-    distribution = enum_attr(op, "rng_distribution")
-    if distribution == "UNIFORM":
-        return [ops.RngUniform(a, b, shape)]
-    if distribution == "NORMAL":
-        return [ops.RngNormal(a, b, shape)]
-    raise invalid(op, f"unknown rng_distribution {distribution}")
-
-
-@lowering("stablehlo.rng_bit_generator", "mhlo.rng_bit_generator")
-def _rng_bit_generator(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
-    (state,) = ctx.operands(op)
-    name = enum_attr(op, "rng_algorithm", "DEFAULT")
-    if f"RNG_{name}" not in RandomAlgorithm.__members__:
-        raise invalid(op, f"unknown rng_algorithm {name}")
-    declared = ctx.result_shape(op, 1)
-    pair = ops.RngBitGenerator(RandomAlgorithm[f"RNG_{name}"], state, declared)
-    new_state, bits = ctx.unpack(pair, 2)
-    if bits.shape.element_type != declared.element_type:
-        bits = ops.BitcastConvertType(bits, declared.element_type)
-    return [new_state, bits]
 
 
 __all__: list[str] = []

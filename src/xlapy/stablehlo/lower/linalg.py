@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .. import ops
-from ..builder import XlaOp
-from ..xla_data import (
+from ... import ops
+from ...builder import XlaOp
+from ...xla_data import (
     ConvolutionDimensionNumbers,
     DotDimensionNumbers,
     FftType,
@@ -23,9 +23,8 @@ from ..xla_data import (
     PrecisionConfig,
     Transpose,
 )
-from . import ast
-from .lower import Ctx, invalid, lowering, unsupported
-from .lower_attrs import (
+from .. import ast
+from .attrs import (
     attr,
     bool_attr,
     bools,
@@ -38,7 +37,9 @@ from .lower_attrs import (
     ints,
     pairs,
 )
-from .lower_control import results_of
+from .control import results_of
+from .core import Ctx, lowering
+from .errors import invalid, unsupported
 
 # -- precision ---------------------------------------------------------------------------------
 

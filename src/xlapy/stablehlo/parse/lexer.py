@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from ..errors import ParseError
+from ...errors import ParseError
 
 _WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
 BARE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")

@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .. import ops
-from ..builder import XlaOp
-from ..xla_data import Transpose
-from . import ast
-from .lower import Ctx, invalid
+from ... import ops
+from ...builder import XlaOp
+from ...xla_data import Transpose
+from .. import ast
+from .core import Ctx
+from .errors import invalid
 
 _LAPACK = re.compile(r"lapack_[sdcz](potrf|trsm)_ffi")
 
