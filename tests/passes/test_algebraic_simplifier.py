@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.passes import PassPipeline, PipelineOptions
-from xlapy.passes.algebraic_simplifier import AlgebraicSimplifier
-from xlapy.passes.algebraic_simplifier_arith import holds_every_value
-from xlapy.passes.constant_folding import ConstantFolding
-from xlapy.passes.cse import CommonSubexpressionElimination
-from xlapy.passes.dce import DeadCodeElimination
-from xlapy.passes.tuple_simplifier import TupleSimplifier
+from xlapy.passes.simplify.algebraic_simplifier import AlgebraicSimplifier
+from xlapy.passes.simplify.algebraic_simplifier_arith import holds_every_value
+from xlapy.passes.simplify.constant_folding import ConstantFolding
+from xlapy.passes.simplify.cse import CommonSubexpressionElimination
+from xlapy.passes.simplify.dce import DeadCodeElimination
+from xlapy.passes.simplify.tuple_simplifier import TupleSimplifier
 from xlapy.testing.random_programs import programs
 from xlapy.types import PrimitiveType
 

@@ -9,11 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import xlapy.passes.simplify.constant_folding as constant_folding
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.passes import run_passes
-from xlapy.passes.constant_folding import ConstantFolding
-from xlapy.passes.dce import DeadCodeElimination
+from xlapy.passes.simplify.constant_folding import ConstantFolding
+from xlapy.passes.simplify.dce import DeadCodeElimination
 
 
 def fold(text: str):
@@ -118,7 +119,6 @@ def test_not_folded(body, kept):
 
 
 def test_results_above_the_size_limit_are_not_folded(monkeypatch):
-    import xlapy.passes.constant_folding as constant_folding
 
     monkeypatch.setattr(constant_folding, "MAX_ELEMENTS", 3)
     text = "HloModule t\nENTRY e {\n  c = f32[4] constant({1, 2, 3, 4})\n  ROOT r = f32[4] negate(c)\n}"

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.passes import run_passes
-from xlapy.passes.cse import CommonSubexpressionElimination
-from xlapy.passes.dce import DeadCodeElimination
+from xlapy.passes.simplify.cse import CommonSubexpressionElimination
+from xlapy.passes.simplify.dce import DeadCodeElimination
 
 ADD = """add { a = f32[] parameter(0)
   b = f32[] parameter(1)

@@ -9,7 +9,7 @@ import pytest
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.passes import run_passes
-from xlapy.passes.dce import DeadCodeElimination, has_side_effect
+from xlapy.passes.simplify.dce import DeadCodeElimination, has_side_effect
 
 ADD = """add { a = f32[] parameter(0)
   b = f32[] parameter(1)

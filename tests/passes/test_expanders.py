@@ -9,20 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import xlapy
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.passes import PassPipeline, PipelineOptions, run_passes
-from xlapy.passes.algebraic_simplifier import AlgebraicSimplifier
-from xlapy.passes.algebraic_simplifier_dot import blas_form
-from xlapy.passes.dce import DeadCodeElimination
-from xlapy.passes.expanders import (
-    AsyncUnwrapper,
-    BatchNormExpander,
-    DotCanonicalizer,
-    OptimizationBarrierRemover,
-    TopkDecomposer,
-)
-from xlapy.passes.tuple_simplifier import TupleSimplifier
+from xlapy.passes.expand.control_async import AsyncUnwrapper
+from xlapy.passes.expand.linalg_batchnorm import BatchNormExpander
+from xlapy.passes.expand.linalg_dot import DotCanonicalizer
+from xlapy.passes.expand.movement_barriers import OptimizationBarrierRemover
+from xlapy.passes.expand.reductions_topk import TopkDecomposer
+from xlapy.passes.simplify.algebraic_simplifier import AlgebraicSimplifier
+from xlapy.passes.simplify.algebraic_simplifier_dot import blas_form
+from xlapy.passes.simplify.dce import DeadCodeElimination
+from xlapy.passes.simplify.tuple_simplifier import TupleSimplifier
 
 
 def expand(text: str, *passes):
@@ -217,7 +216,6 @@ def test_dots_get_operands_blas_takes_and_the_simplifier_keeps_them():
 
 
 def test_a_canonical_dot_compiles_to_blas_on_the_cpu_backend():
-    import xlapy
 
     module = expand(BATCH_INSIDE, DotCanonicalizer())
     executable = xlapy.local_client("cpu").compile(module)

@@ -19,11 +19,12 @@ from xlapy import ops
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.opcode import HloOpcode
-from xlapy.passes.dce import DeadCodeElimination
-from xlapy.passes.fusion import InstructionFusion, default_can_emit
-from xlapy.passes.fusion_policy import EXPENSIVE
-from xlapy.passes.fusion_reduce import reduce_space
-from xlapy.passes.multi_output_fusion import MultiOutputFusion, ReduceEpilogueFusion
+from xlapy.passes.fuse.instruction_fusion import InstructionFusion, default_can_emit
+from xlapy.passes.fuse.multi_output_fusion import MultiOutputFusion, ReduceEpilogueFusion
+from xlapy.passes.fuse.policy import EXPENSIVE
+from xlapy.passes.fuse.reduce_space import reduce_space
+from xlapy.passes.simplify.dce import DeadCodeElimination
+from xlapy.passes.simplify.reduction_splitter import ReductionSplitter
 
 Op = HloOpcode
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "hlo"
@@ -485,7 +486,6 @@ def test_target_f_g_random_graphs_stay_acyclic_correct_and_never_duplicate_expen
 
 
 def test_a_large_full_reduction_is_split_into_row_partials():
-    from xlapy.passes.reduction_splitter import ReductionSplitter
 
     n = 1 << 20
     text = f"""HloModule t

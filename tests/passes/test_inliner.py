@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.passes import run_passes
-from xlapy.passes.dce import DeadCodeElimination
-from xlapy.passes.inliner import CallInliner, MapInliner
+from xlapy.passes.simplify.dce import DeadCodeElimination
+from xlapy.passes.simplify.inliner import CallInliner, MapInliner
 
 
 def inline(text: str, *passes):

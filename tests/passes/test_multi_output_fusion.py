@@ -12,10 +12,10 @@ import numpy as np
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.opcode import HloOpcode
-from xlapy.passes.dce import DeadCodeElimination
-from xlapy.passes.fusion import InstructionFusion, default_can_emit
-from xlapy.passes.fusion_reduce import reduce_space
-from xlapy.passes.multi_output_fusion import MultiOutputFusion, ReduceEpilogueFusion
+from xlapy.passes.fuse.instruction_fusion import InstructionFusion, default_can_emit
+from xlapy.passes.fuse.multi_output_fusion import MultiOutputFusion, ReduceEpilogueFusion
+from xlapy.passes.fuse.reduce_space import reduce_space
+from xlapy.passes.simplify.dce import DeadCodeElimination
 
 Op = HloOpcode
 REDUCERS = """add { a = f32[] parameter(0)

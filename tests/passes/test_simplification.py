@@ -8,15 +8,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import xlapy
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.passes import PassPipeline, PipelineOptions
-from xlapy.passes.algebraic_simplifier import AlgebraicSimplifier
-from xlapy.passes.constant_folding import ConstantFolding
-from xlapy.passes.cse import CommonSubexpressionElimination
-from xlapy.passes.dce import DeadCodeElimination
-from xlapy.passes.inliner import CallInliner
-from xlapy.passes.tuple_simplifier import TupleSimplifier
+from xlapy.passes.expand.linalg_batchnorm import BatchNormExpander
+from xlapy.passes.simplify.algebraic_simplifier import AlgebraicSimplifier
+from xlapy.passes.simplify.constant_folding import ConstantFolding
+from xlapy.passes.simplify.cse import CommonSubexpressionElimination
+from xlapy.passes.simplify.dce import DeadCodeElimination
+from xlapy.passes.simplify.inliner import CallInliner, MapInliner
+from xlapy.passes.simplify.tuple_simplifier import TupleSimplifier
+from xlapy.passes.simplify.while_licm import WhileLoopInvariantCodeMotion
 
 EDGE_F32 = np.array([0.0, -0.0, 1.5, -2.0, np.nan, np.inf, -np.inf, 1e-45], np.float32)
 EDGE_S32 = np.array([0, 1, -1, 2**31 - 1, -(2**31), 7, -7, 100], np.int32)
@@ -184,7 +187,6 @@ def test_fixed_point_pipeline_and_dump(tmp_path):
 
 
 def test_map_inliner_turns_a_scalar_function_into_array_ops():
-    from xlapy.passes.inliner import MapInliner
 
     text = """HloModule t
 f { a = f32[] parameter(0)
@@ -206,7 +208,6 @@ ENTRY e {
 
 
 def test_while_licm_computes_an_invariant_value_once():
-    from xlapy.passes.while_licm import WhileLoopInvariantCodeMotion
 
     text = """HloModule t
 cond { s = (s32[], f32[4], f32[4]) parameter(0)
@@ -240,8 +241,6 @@ ENTRY e {
 
 
 def test_batch_norm_expands_into_ops_the_cpu_backend_compiles():
-    import xlapy
-    from xlapy.passes.expanders import BatchNormExpander
 
     text = """HloModule t
 ENTRY e {

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.passes import run_passes
-from xlapy.passes.dce import DeadCodeElimination
-from xlapy.passes.tuple_simplifier import TupleSimplifier
+from xlapy.passes.simplify.dce import DeadCodeElimination
+from xlapy.passes.simplify.tuple_simplifier import TupleSimplifier
 
 
 def simplify(text: str):

@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.passes import run_passes
-from xlapy.passes.dce import DeadCodeElimination
-from xlapy.passes.tuple_simplifier import TupleSimplifier
-from xlapy.passes.while_licm import WhileLoopInvariantCodeMotion
+from xlapy.passes.simplify.dce import DeadCodeElimination
+from xlapy.passes.simplify.tuple_simplifier import TupleSimplifier
+from xlapy.passes.simplify.while_licm import WhileLoopInvariantCodeMotion
 
 LOOP = """HloModule t
 cond {{ s = (s32[], f32[4], f32[4]) parameter(0)

@@ -1,44 +1,77 @@
-"""HLO-to-HLO passes: simplification, expansion, fusion and the pipelines that run them."""
+"""HLO-to-HLO passes: simplification, expansion, fusion and the pipelines that run them.
 
-from .algebraic_simplifier import AlgebraicSimplifier
-from .constant_folding import ConstantFolding
-from .cse import CommonSubexpressionElimination
-from .dce import DeadCodeElimination
-from .expanders import (
-    AsyncUnwrapper,
-    BatchNormExpander,
-    DotCanonicalizer,
-    OptimizationBarrierRemover,
-    TopkDecomposer,
-)
-from .fusion import InstructionFusion, default_can_emit
-from .inliner import CallInliner, MapInliner
-from .multi_output_fusion import MultiOutputFusion, ReduceEpilogueFusion
+Code outside the package imports passes from here, by class name, so that the
+files behind them can move without breaking their users.
+"""
+
+from .expand.control_async import AsyncUnwrapper
+from .expand.indexing_batching import BatchedGatherScatterNormalizer
+from .expand.indexing_gather import GatherExpander
+from .expand.indexing_scatter import ScatterExpander
+from .expand.linalg_batchnorm import BatchNormExpander
+from .expand.linalg_conv import ConvolutionCanonicalizer
+from .expand.linalg_dot import DotCanonicalizer
+from .expand.linalg_dot_types import DotTypeWidener, LinalgTypeWidener
+from .expand.linalg_fft import FftExpander, unit_roots
+from .expand.linalg_ragged import RaggedDotExpander, ScaledDotExpander
+from .expand.movement_barriers import OptimizationBarrierRemover, ShardingAnnotationRemover
+from .expand.random_bits import RngBitGeneratorExpander
+from .expand.random_rng import RngExpander
+from .expand.reductions_select_scatter import SelectAndScatterExpander
+from .expand.reductions_sort import SortDimensionMover
+from .expand.reductions_topk import TopkDecomposer
+from .fuse.instruction_fusion import InstructionFusion, default_can_emit
+from .fuse.multi_output_fusion import MultiOutputFusion, ReduceEpilogueFusion
 from .pass_base import HloPass, PassPipeline, PassStats, PipelineOptions, run_passes
-from .tuple_simplifier import TupleSimplifier
-from .while_licm import WhileLoopInvariantCodeMotion
+from .rewrite import ExpanderPass
+from .simplify.algebraic_simplifier import AlgebraicSimplifier
+from .simplify.constant_folding import ConstantFolding
+from .simplify.cse import CommonSubexpressionElimination
+from .simplify.dce import DeadCodeElimination
+from .simplify.inliner import CallInliner, Defuser, MapInliner
+from .simplify.reduction_splitter import ReductionSplitter
+from .simplify.tuple_simplifier import TupleSimplifier
+from .simplify.while_licm import WhileLoopInvariantCodeMotion
 
 __all__ = [
     "AlgebraicSimplifier",
     "AsyncUnwrapper",
     "BatchNormExpander",
+    "BatchedGatherScatterNormalizer",
     "CallInliner",
     "CommonSubexpressionElimination",
     "ConstantFolding",
+    "ConvolutionCanonicalizer",
     "DeadCodeElimination",
+    "Defuser",
     "DotCanonicalizer",
+    "DotTypeWidener",
+    "ExpanderPass",
+    "FftExpander",
+    "GatherExpander",
     "HloPass",
     "InstructionFusion",
+    "LinalgTypeWidener",
     "MapInliner",
     "MultiOutputFusion",
     "OptimizationBarrierRemover",
     "PassPipeline",
     "PassStats",
     "PipelineOptions",
+    "RaggedDotExpander",
     "ReduceEpilogueFusion",
+    "ReductionSplitter",
+    "RngBitGeneratorExpander",
+    "RngExpander",
+    "ScaledDotExpander",
+    "ScatterExpander",
+    "SelectAndScatterExpander",
+    "ShardingAnnotationRemover",
+    "SortDimensionMover",
     "TopkDecomposer",
     "TupleSimplifier",
     "WhileLoopInvariantCodeMotion",
     "default_can_emit",
     "run_passes",
+    "unit_roots",
 ]
