@@ -12,7 +12,7 @@ this machine and under the same conditions (load, frequency) as the workloads:
 - peak f32 FLOP/s: a JIT-compiled loop of independent ``<16 x float>`` FMAs,
   enough accumulators to hide the FMA latency, on every core at once.
 
-The JIT kernels go through xlapy's own JIT (``xlapy.backends.cpu.jit``), so
+The JIT kernels go through xlapy's own JIT (``xlapy.backends.cpu.runtime.jit``), so
 they see the same target machine and CPU features as xlapy's generated code.
 ctypes releases the GIL around native calls and numpy releases it in
 ``copyto``, so Python threads really run on all cores.
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from llvmlite import ir
 
-from xlapy.backends.cpu import jit
+from xlapy.backends.cpu.runtime import jit
 
 _LANES = 16  # <16 x float>: one AVX-512 register, two AVX2 ones
 _ACCUMULATORS = 12  # independent FMA chains: > latency (4) x FMA ports (2) on current cores

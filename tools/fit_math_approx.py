@@ -1,4 +1,4 @@
-"""Fit the polynomial coefficients of ``xlapy.backends.cpu.math_approx*`` (weighted minimax,
+"""Fit the polynomial coefficients of ``xlapy.backends.cpu.math`` (weighted minimax,
 by the Remez exchange algorithm), and print them as Python literals.
 
 Each approximation in those modules keeps the leading terms of its series exact (``1 + r``

@@ -15,8 +15,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from llvmlite import ir
 
-from ..backends.cpu import jit
 from ..backends.cpu.llvm_types import I64, llvm_type
+from ..backends.cpu.runtime import jit
 from ..types import PrimitiveType
 
 Emit = Callable[[ir.IRBuilder, list[ir.Value]], ir.Value]

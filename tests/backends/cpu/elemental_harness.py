@@ -18,9 +18,9 @@ import numpy as np
 from llvmlite import ir
 
 import xlapy.evaluator.kernels.elementwise  # noqa: F401  (registers the kernels)
-from xlapy.backends.cpu import jit
 from xlapy.backends.cpu.elemental import emit_compare, emit_elemental
 from xlapy.backends.cpu.llvm_types import I8, I64, llvm_type
+from xlapy.backends.cpu.runtime import jit
 from xlapy.backends.interpreter import run
 from xlapy.hlo import parse_module
 from xlapy.hlo.instruction import HloInstruction

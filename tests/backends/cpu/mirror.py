@@ -1,4 +1,4 @@
-"""Load an interpreter test module with its ``run`` replaced by ``dual_run``, so that every
+"""Load an evaluator test module with its ``run`` replaced by ``dual_run``, so that every
 interpreter test also runs on the CPU backend and checks agreement with the interpreter."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 
 from xlapy.testing.dual_run import dual_run
 
-INTERPRETER_TESTS = pathlib.Path(__file__).resolve().parent.parent / "interpreter"
+INTERPRETER_TESTS = pathlib.Path(__file__).resolve().parents[2] / "evaluator"
 
 
 def mirror(namespace: dict[str, Any], name: str) -> None:

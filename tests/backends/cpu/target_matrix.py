@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from xlapy.backends.cpu import jit
+from xlapy.backends.cpu.runtime import jit
 
 AVX512 = "x86-64-v4:-prefer-256-bit"
 SPECS = ("x86-64-v2", "x86-64-v3", AVX512)

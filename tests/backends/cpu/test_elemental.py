@@ -40,14 +40,10 @@ from elemental_harness import (  # noqa: E402
     unsigned,
 )
 
-from xlapy.backends.cpu import elemental, jit  # noqa: E402
-from xlapy.backends.cpu.elemental import (  # noqa: E402
-    emit_binary,
-    emit_compare,
-    emit_convert,
-    emit_elemental,
-)
+from xlapy.backends.cpu import elemental  # noqa: E402
+from xlapy.backends.cpu.elemental import emit_binary, emit_compare, emit_convert, emit_elemental
 from xlapy.backends.cpu.llvm_types import I64, NotEmittable, llvm_type  # noqa: E402
+from xlapy.backends.cpu.runtime import jit  # noqa: E402
 from xlapy.hlo import parse_module  # noqa: E402
 from xlapy.opcode import HloOpcode as Op  # noqa: E402
 from xlapy.testing.cpu_kernels import elementwise_kernel  # noqa: E402

@@ -36,9 +36,9 @@ from elemental_harness import (  # noqa: E402
 )
 from target_matrix import TARGETS, use_target  # noqa: E402
 
-from xlapy.backends.cpu import elemental_float  # noqa: E402
 from xlapy.backends.cpu.elemental import emit_elemental  # noqa: E402
-from xlapy.backends.cpu.elemental_float import approximation  # noqa: E402
+from xlapy.backends.cpu.elemental import floating as elemental_float  # noqa: E402
+from xlapy.backends.cpu.elemental.floating import approximation  # noqa: E402
 
 # math_approx's bounds (f32, f64) against the interpreter for the opcodes it implements
 # today: its documented bounds (against the correctly rounded value) and, for f64, one

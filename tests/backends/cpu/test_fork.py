@@ -19,7 +19,7 @@ SCRIPT = textwrap.dedent(
     import multiprocessing, os, sys
     import numpy as np
     import xlapy
-    from xlapy.backends.cpu.emit_loops import PARALLEL_MIN_ELEMENTS
+    from xlapy.backends.cpu.emit.loops import PARALLEL_MIN_ELEMENTS
     from xlapy.hlo import parse_module
 
     n = 8 * PARALLEL_MIN_ELEMENTS  # split across the pool

@@ -340,7 +340,7 @@ _UNCLAMPED_GATHER = textwrap.dedent(
     """
     import numpy as np
     import xlapy
-    from xlapy.backends.cpu import emit_gather
+    from xlapy.backends.cpu.emit import indexing_gather as emit_gather
 
     # Plant the bug: gather row indices are no longer clamped to the table.
     emit_gather.start_index = lambda b, raw, et, limit: b.sext(raw, emit_gather.ir.IntType(64))

@@ -2,7 +2,7 @@
 
 Native code runs with the GIL released and never returns to Python by itself,
 so Python's SIGINT handler could not run until the loop ended: Ctrl-C was
-ignored. Loops poll for pending signals (``emit_control``, ``runtime_ir``), and
+ignored. Loops poll for pending signals (``emit.control``, ``runtime.native_runtime``), and
 the exception a handler raises comes out of the call. The programs run in a
 subprocess with a hard timeout, since a failure here is a hang.
 """

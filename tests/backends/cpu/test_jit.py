@@ -13,7 +13,8 @@ import pytest
 from llvmlite import ir
 
 import xlapy
-from xlapy.backends.cpu import compiler, jit
+from xlapy.backends.cpu import compiler
+from xlapy.backends.cpu.runtime import jit
 from xlapy.hlo import parse_module
 
 CLIENT = xlapy.local_client("cpu")

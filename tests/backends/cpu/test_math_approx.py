@@ -1,4 +1,4 @@
-"""The vectorizable math functions (``math_approx``) against correctly rounded references,
+"""The vectorizable math functions (``backends/cpu/math``) against correctly rounded references,
 within the ULP bounds their docstrings document, with exact special values.
 
 Errors are distances in representable numbers (ordered bit patterns, so denormals count
@@ -23,7 +23,7 @@ import scipy.special
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xlapy.backends.cpu import math_approx
+from xlapy.backends.cpu.math import approx as math_approx
 from xlapy.testing.cpu_kernels import elementwise_kernel
 from xlapy.types import PrimitiveType as P
 
@@ -475,7 +475,7 @@ def test_code_is_vectorized() -> None:
     machines (x86-64-v3, whatever the host or XLAPY_CPU_TARGET): no calls but
     intrinsics, vector types in the optimized IR. Each kernel is also compiled as usual,
     for the target the tests run on, since it is then called."""
-    from xlapy.backends.cpu import jit
+    from xlapy.backends.cpu.runtime import jit
     from xlapy.testing import cpu_kernels
 
     seen: list[str] = []

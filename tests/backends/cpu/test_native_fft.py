@@ -1,5 +1,5 @@
 """fft on the CPU backend against the interpreter (numpy's pocketfft): the native
-Stockham kernel (emit_fft) for power-of-two lengths, and FftExpander's Cooley-Tukey and
+Stockham kernel (emit/linalg_fft) for power-of-two lengths, and FftExpander's Cooley-Tukey and
 Bluestein (complex dots and products, built on the native kernel where it can) for the
 rest; the four kinds, 1-3 dimensions, lengths that split, primes short and long, zero
 sizes and layouts."""
@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import xlapy
-from xlapy.backends.cpu.emit_fft import MAX_LENGTH, radices
+from xlapy.backends.cpu.emit.linalg_fft import MAX_LENGTH, radices
 from xlapy.backends.interpreter import run as interpret
 from xlapy.hlo import parse_module
 from xlapy.opcode import HloOpcode
-from xlapy.passes.expanders_fft import _split
+from xlapy.passes.expand.linalg_fft import split
 
 REAL = {"c64": "f32", "c128": "f64"}
 # Relative to the largest output: each output sums n rounded products (and Bluestein's
@@ -103,10 +103,10 @@ def test_zero_sizes_give_zero_sized_or_zero_results():
 
 
 def test_lengths_split_near_their_square_root():
-    assert _split(4096) == (64, 64)
-    assert _split(1000) == (25, 40)
-    assert _split(32) is None  # short: one direct DFT
-    assert _split(1009) is None  # prime
+    assert split(4096) == (64, 64)
+    assert split(1000) == (25, 40)
+    assert split(32) is None  # short: one direct DFT
+    assert split(1009) is None  # prime
 
 
 NATIVE = [1 << k for k in range(MAX_LENGTH.bit_length())] + [

@@ -1,4 +1,4 @@
-"""Every test of tests/backends/interpreter/test_control.py, run on the CPU backend and checked
+"""Every test of tests/evaluator/test_control.py, run on the CPU backend and checked
 against the interpreter (see mirror.py)."""
 
 import pathlib

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import xlapy
-from xlapy.backends.cpu import row_groups
+from xlapy.backends.cpu.emit import row_groups
 from xlapy.backends.interpreter import run as interpret
 from xlapy.hlo import parse_module
 from xlapy.testing.differential import check_program

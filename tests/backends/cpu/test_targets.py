@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import xlapy
-from xlapy.backends.cpu import compiler, jit
+from xlapy.backends.cpu import compiler
+from xlapy.backends.cpu.runtime import jit
 from xlapy.backends.interpreter import run as interpret
 from xlapy.errors import InvalidArgumentError
 from xlapy.hlo import parse_module
@@ -53,7 +54,7 @@ def test_resolution_from_options_and_environment(monkeypatch):
 
 
 def _asm(target_: jit.Target) -> str:
-    from xlapy.backends.cpu.math_approx import APPROXIMATIONS
+    from xlapy.backends.cpu.math.approx import APPROXIMATIONS
 
     seen = []
     original = cpu_kernels.jit.compile_module

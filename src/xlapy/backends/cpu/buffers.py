@@ -34,7 +34,7 @@ from ...hlo.computation import HloComputation
 from ...hlo.instruction import HloInstruction
 from ...opcode import HloOpcode
 from ...shape import Shape
-from . import guarded_memory
+from .runtime import guarded_memory
 
 Op = HloOpcode
 ALIGNMENT = 64

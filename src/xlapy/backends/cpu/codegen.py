@@ -7,18 +7,18 @@ conditions, conditional branches, called computations) becomes
 holds every temporary (see ``buffers``), and the return value is 0 or the
 status of a failed fallback. The entry's function is what an execution calls,
 so a run never returns to Python except for the instructions that have no
-native emitter yet (``fallback``).
+native emitter yet (``runtime.fallback``).
 
-Per instruction, the emitter is chosen through tables: ``THUNK_EMITTERS`` for
-instructions emitted whole (control flow, dot, reduce, copies...), the loop
-kernels of ``emit_loops`` for fusions and single elementwise or movement
+Per instruction, the emitter is chosen through tables: ``THUNK_EMITTERS``
+(``emit.registry``, filled by the ``emit`` modules this module imports) for
+instructions emitted whole (control flow, dot, sort, copies...), the loop
+kernels of ``emit.loops`` for fusions and single elementwise or movement
 instructions, and the fallback for everything else. An emitter that raises
 ``NotEmittable`` before it has touched the caller's function falls back too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -29,16 +29,53 @@ from ...hlo.instruction import HloInstruction
 from ...hlo.module import HloModule
 from ...opcode import HloOpcode
 from ...shape import Shape
-from . import guarded_memory, jit
-from .buffers import ALIGNMENT, ComputationBuffers, Slot, ValueTree, assign_computation, leaves
-from .ir_support import i64, load_pointer, pointer_table
-from .llvm_types import I8, I8_PTR, I32, I64, VOID, NotEmittable
+from .buffers import (
+    ALIGNMENT,
+    ComputationBuffers,
+    Slot,
+    ValueTree,
+    assign_computation,
+    leaves,
+    tree_for_shape,
+)
+from .emit import (  # noqa: F401  (each emitter module registers its thunk emitters)
+    collectives,
+    control,
+    control_custom_call,
+    elementwise_bitcast,
+    indexing_gather,
+    indexing_scatter,
+    indexing_update,
+    linalg_conv,
+    linalg_dot,
+    linalg_fft,
+    linalg_solve,
+    loops,
+    movement_dynamic,
+    random_state,
+    reductions_sort,
+    reductions_window,
+    transfers,
+)
+from .emit.registry import THUNK_EMITTERS
+from .emit.row_groups import emit_row_group, find_row_groups
+from .ir_support import i64, load_pointer, pointer_table, typed_pointer
+from .llvm_types import (
+    COMPUTATION_TYPE,
+    FALLBACK_TYPE,
+    I8,
+    I8_PTR,
+    I8_PTR_PTR,
+    I32,
+    I64,
+    KERNEL_TYPE,
+    VOID,
+    NotEmittable,
+)
+from .runtime import fallback, guarded_memory, jit
+from .runtime.native_runtime import worker_count
 
 Op = HloOpcode
-I8_PTR_PTR = I8_PTR.as_pointer()
-COMPUTATION_TYPE = ir.FunctionType(I32, [I8_PTR, I8_PTR_PTR, I8_PTR_PTR, I8_PTR])
-KERNEL_TYPE = ir.FunctionType(VOID, [I8_PTR_PTR, I64, I64])
-FALLBACK_TYPE = ir.FunctionType(I32, [I8_PTR, I64, I8_PTR_PTR])
 
 # Instructions that only name (part of) another value: no code.
 NO_CODE = frozenset(
@@ -52,18 +89,6 @@ NO_CODE = frozenset(
         Op.AFTER_ALL,
     }
 )
-
-ThunkEmitter = Callable[["FunctionEmitter", HloInstruction], None]
-THUNK_EMITTERS: dict[HloOpcode, ThunkEmitter] = {}
-
-
-def thunk_emitter(*opcodes: HloOpcode) -> Callable[[ThunkEmitter], ThunkEmitter]:
-    def register(fn: ThunkEmitter) -> ThunkEmitter:
-        for opcode in opcodes:
-            THUNK_EMITTERS[opcode] = fn
-        return fn
-
-    return register
 
 
 class ModuleEmitter:
@@ -217,8 +242,6 @@ def _parameter_trees(computation: HloComputation) -> list[ValueTree]:
         counter[0] += 1
         return slot
 
-    from .buffers import tree_for_shape
-
     return [tree_for_shape(p.shape, make) for p in computation.parameters]
 
 
@@ -238,14 +261,12 @@ class FunctionEmitter:
             arg.add_attribute("noalias")
         entry = function.append_basic_block("entry")
         self.b = ir.IRBuilder(entry)
-        from .emit_loops import can_run_in_place
-
         self.buffers = assign_computation(
             computation,
             parameter_trees=_parameter_trees(computation),
             result_shape=computation.root.shape,
             constant_data=lambda i: np.ascontiguousarray(i.literal.to_numpy()),
-            can_run_in_place=can_run_in_place,
+            can_run_in_place=loops.can_run_in_place,
             donations=module.donations if computation is module.hlo.entry else None,
             guard=module.guard,
         )
@@ -259,6 +280,14 @@ class FunctionEmitter:
     # -- values and pointers ---------------------------------------------------------------
     def value(self, instruction: HloInstruction) -> ValueTree:
         return self.buffers.value(instruction)
+
+    def scalar_output(self, instruction: HloInstruction) -> ir.Value:
+        """A typed pointer to the one 32-bit scalar ``instruction`` writes (replica-id,
+        get-dimension-size...)."""
+        out = self.value(instruction)
+        if not isinstance(out, Slot) or instruction.shape.element_type.bit_width != 32:
+            raise NotEmittable(f"{instruction.opcode.value} of shape {instruction.shape}")
+        return typed_pointer(self.b, self.pointer(out), instruction.shape.element_type)
 
     def pointer(self, slot: Slot) -> ir.Value:
         """An i8* to ``slot``'s data, valid anywhere in this function."""
@@ -309,16 +338,12 @@ class FunctionEmitter:
             return
         table = pointer_table(self.b, pointers)
         if parallel:
-            from .runtime_ir import worker_count
-
             self.b.call(self.m.parallel_for, [kernel, table, i64(n), i64(worker_count())])
         else:
             self.b.call(kernel, [table, i64(0), i64(n)])
 
     # -- emission --------------------------------------------------------------------------
     def emit(self) -> None:
-        from .row_groups import emit_row_group, find_row_groups
-
         schedule = self.buffers.schedule
         groups = find_row_groups(self, schedule)
         k = 0
@@ -336,8 +361,6 @@ class FunctionEmitter:
         self.b.ret(I32(0))
 
     def emit_instruction(self, instruction: HloInstruction, allow_fallback: bool = True) -> None:
-        from . import emit_loops, fallback
-
         op = instruction.opcode
         if op in NO_CODE or (op in (Op.BITCAST, Op.RESHAPE) and _is_alias(self, instruction)):
             return
@@ -349,7 +372,7 @@ class FunctionEmitter:
             emitter = THUNK_EMITTERS.get(op)
             if emitter is not None:
                 emitter(self, instruction)
-            elif not emit_loops.try_emit(self, instruction):
+            elif not loops.try_emit(self, instruction):
                 raise NotEmittable(f"no native emitter for {op.value}")
             self.m.native_ops.add(op.value)
         except NotEmittable as reason:
@@ -389,5 +412,4 @@ __all__ = [
     "KERNEL_TYPE",
     "ModuleEmitter",
     "THUNK_EMITTERS",
-    "thunk_emitter",
 ]

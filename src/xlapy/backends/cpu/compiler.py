@@ -9,6 +9,7 @@ the cache and all of those executables have let go of it (``jit``'s ownership ru
 from __future__ import annotations
 
 import hashlib
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -17,29 +18,11 @@ from ...custom_call import lookup_custom_call
 from ...errors import NotFoundError
 from ...hlo.module import HloModule
 from ...opcode import HloOpcode
-from . import (  # noqa: F401  (the emit_* modules register their emitters)
-    emit_bitcast,
-    emit_collectives,
-    emit_control,
-    emit_conv,
-    emit_custom_call,
-    emit_device,
-    emit_dot,
-    emit_fft,
-    emit_gather,
-    emit_linalg,
-    emit_scatter,
-    emit_sort,
-    emit_update,
-    emit_window,
-    fallback,
-    fast_call,
-    jit,
-    runtime_ir,
-)
 from .codegen import ModuleEmitter
-from .executable import PLATFORM, CompiledProgram, CpuExecutable, CpuOptions
 from .pipeline import cpu_pipeline
+from .runtime import fast_call, jit, native_runtime
+from .runtime.blas import blas_address
+from .runtime.executable import PLATFORM, CompiledProgram, CpuExecutable, CpuOptions
 
 _CACHE_SIZE = 128
 _cache: OrderedDict[str, CompiledProgram] = OrderedDict()
@@ -94,7 +77,7 @@ def compile_program(
     timings["passes"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    runtime_ir.ensure_runtime()
+    native_runtime.ensure_runtime()
     emitter = ModuleEmitter(optimized, options)
     entry_name = emitter.emit_entry()
     fast_name = None
@@ -107,8 +90,6 @@ def compile_program(
         )
     timings["emit"] = time.perf_counter() - start
     if options.dump_dir:
-        import os
-
         os.makedirs(options.dump_dir, exist_ok=True)
         with open(os.path.join(options.dump_dir, f"{module.name}.ll"), "w") as f:
             f.write(str(emitter.ir))
@@ -155,9 +136,7 @@ class CpuBackend:
         # Start-up work, once per process when the client is made rather than inside
         # the first compile: LLVM's target, the native runtime, scipy's BLAS table.
         jit.target_machine()
-        runtime_ir.ensure_runtime()
-        from .emit_dot import blas_address
-
+        native_runtime.ensure_runtime()
         for routine in ("sgemm", "dgemm"):
             blas_address(routine)
 

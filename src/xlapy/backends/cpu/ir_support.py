@@ -15,8 +15,8 @@ from collections.abc import Iterator, Sequence
 from llvmlite import ir
 
 from ...types import PrimitiveType
-from . import guarded_memory
 from .llvm_types import I8_PTR, I64, VOID, llvm_type
+from .runtime import guarded_memory
 
 
 def i64(value: int) -> ir.Constant:

@@ -13,7 +13,7 @@ register as the same type, so a load needs no conversion:
   8-bit floats are their bit patterns (``i16``, ``i8``); arithmetic converts them
   to ``float`` and rounds back to nearest even, which is exact for one operation.
 - ``c64`` is ``<2 x float>`` and ``c128`` ``<2 x double>``: (re, im), numpy's interleaved
-  pairs (``elemental_complex``). Movement code loads and stores one as one value; loop
+  pairs (``elemental.complex``). Movement code loads and stores one as one value; loop
   kernels read and write its parts separately (``ir_support.load_element``), which
   LLVM's vectorizer can widen.
 
@@ -90,3 +90,14 @@ def is_native(element_type: PrimitiveType) -> bool:
 
 def pointer_to(element_type: PrimitiveType) -> ir.PointerType:
     return llvm_type(element_type).as_pointer()
+
+
+# -- the native calling conventions -------------------------------------------------------
+# Every computation's function (``codegen``), every loop kernel (``emit.loops``, run over a
+# range by ``xlapy_parallel_for``) and the call into Python (``runtime.fallback``) share
+# these signatures; they live here so that the emitters and the code generator that calls
+# them agree without importing one another.
+I8_PTR_PTR = I8_PTR.as_pointer()
+COMPUTATION_TYPE = ir.FunctionType(I32, [I8_PTR, I8_PTR_PTR, I8_PTR_PTR, I8_PTR])
+KERNEL_TYPE = ir.FunctionType(VOID, [I8_PTR_PTR, I64, I64])
+FALLBACK_TYPE = ir.FunctionType(I32, [I8_PTR, I64, I8_PTR_PTR])

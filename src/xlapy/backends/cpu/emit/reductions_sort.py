@@ -1,0 +1,139 @@
+"""sort: a stable bottom-up merge sort of each row, with the comparator inlined.
+
+Rows along the last dimension are sorted independently (in parallel for many
+rows). A row's positions are sorted as an index permutation, so any number of
+operands move together: merge passes of width 1, 2, 4, ... over the
+permutation, where the right element goes first only if the comparator says
+it is strictly less than the left one (which keeps the sort stable, whatever
+``is_stable`` says), then every operand is gathered through the permutation.
+Sorts along another dimension fall back for now.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from llvmlite import ir
+
+from ....hlo.instruction import HloInstruction
+from ....opcode import HloOpcode
+from ..buffers import leaves
+from ..ir_support import for_range, i64, typed_pointer
+from ..llvm_types import I8, NotEmittable, llvm_type
+from .loops import PARALLEL_MIN_ELEMENTS, Kernel, emit_scalar_computation
+from .registry import thunk_emitter
+
+if TYPE_CHECKING:
+    from ..codegen import FunctionEmitter
+
+Op = HloOpcode
+
+
+@thunk_emitter(Op.SORT)
+def _sort(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    operands = list(instruction.operands)
+    dims = operands[0].shape.dimensions
+    sort_dim = [int(d) for d in instruction.attribute("dimensions")][0]
+    if not dims or sort_dim != len(dims) - 1:
+        raise NotEmittable("a sort along another dimension than the last")
+    for o in operands:
+        llvm_type(o.shape.element_type)
+    n = dims[-1]
+    rows = math.prod(dims[:-1])
+    outputs = leaves(fe.value(instruction))
+    if rows * n == 0:
+        return
+    comparator = instruction.to_apply
+    scratch_offset = fe.m.reserve(rows * 2 * n * 8)
+    count = len(operands)
+    kernel = Kernel(fe, f"sort_{instruction.name}", 2 * count + 1)
+    try:
+        _emit_row_sort(kernel, operands, comparator, n)
+        kernel.finish()
+    except NotEmittable:
+        kernel.discard()
+        raise
+    scratch = fe.b.gep(fe.arena_base, [i64(scratch_offset)])
+    pointers = fe.operand_leaf_pointers(instruction) + [fe.pointer(s) for s in outputs] + [scratch]
+    parallel = rows >= 2 and rows * n * max(1, int(math.log2(max(n, 2)))) >= PARALLEL_MIN_ELEMENTS
+    fe.call_kernel(kernel.function, pointers, rows, parallel)
+
+
+def _emit_row_sort(kernel: Kernel, operands: list[HloInstruction], comparator, n: int) -> None:  # noqa: ANN001
+    b = kernel.b
+    count = len(operands)
+    types = [o.shape.element_type for o in operands]
+    inputs = [typed_pointer(b, kernel.buffers[k], t) for k, t in enumerate(types)]
+    outputs = [typed_pointer(b, kernel.buffers[count + k], t) for k, t in enumerate(types)]
+    scratch = b.bitcast(kernel.buffers[2 * count], ir.IntType(64).as_pointer())
+    passes = max(0, math.ceil(math.log2(n))) if n > 1 else 0
+
+    with for_range(b, kernel.start, kernel.stop, "row") as row:
+        base = b.mul(row, i64(n))
+        order = b.gep(scratch, [b.mul(row, i64(2 * n))])
+        spare = b.gep(order, [i64(n)])
+        with for_range(b, 0, n, "init") as i:
+            b.store(i, b.gep(order, [i]))
+
+        def value(k: int, position: ir.Value) -> ir.Value:
+            return b.load(b.gep(inputs[k], [b.add(base, position)]))
+
+        def less(first: ir.Value, second: ir.Value) -> ir.Value:
+            args = []
+            for k in range(count):
+                args += [value(k, first), value(k, second)]
+            (result,) = emit_scalar_computation(b, comparator, args)
+            return b.icmp_unsigned("!=", result, I8(0))
+
+        with for_range(b, 0, passes, "pass") as p:
+            width = b.shl(i64(1), p)
+            runs = b.udiv(b.add(i64(n - 1), b.mul(width, i64(2))), b.mul(width, i64(2)))
+            with for_range(b, 0, runs, "run") as t:
+                lo = b.mul(t, b.mul(width, i64(2)))
+                mid = _min(b, b.add(lo, width), i64(n))
+                hi = _min(b, b.add(lo, b.mul(width, i64(2))), i64(n))
+                _merge(b, order, spare, lo, mid, hi, less)
+            with for_range(b, 0, n, "back") as i:
+                b.store(b.load(b.gep(spare, [i])), b.gep(order, [i]))
+        with for_range(b, 0, n, "gather") as i:
+            source = b.load(b.gep(order, [i]))
+            for k in range(count):
+                b.store(value(k, source), b.gep(outputs[k], [b.add(base, i)]))
+
+
+def _min(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+def _merge(b, order, spare, lo, mid, hi, less) -> None:  # noqa: ANN001
+    """Merge order[lo:mid] and order[mid:hi] into spare[lo:hi], stably."""
+    function = b.function
+    before = b.block
+    body = function.append_basic_block("merge.body")
+    done = function.append_basic_block("merge.done")
+    b.cbranch(b.icmp_signed("<", lo, hi), body, done)
+    b.position_at_end(body)
+    k = b.phi(ir.IntType(64), name="k")
+    i = b.phi(ir.IntType(64), name="i")
+    j = b.phi(ir.IntType(64), name="j")
+    for phi, start in ((k, lo), (i, lo), (j, mid)):
+        phi.add_incoming(start, before)
+    left_done = b.icmp_signed(">=", i, mid)
+    right_done = b.icmp_signed(">=", j, hi)
+    # Clamped reads keep every load in bounds; the selects decide what counts.
+    left = b.load(b.gep(order, [_min(b, i, b.sub(mid, i64(1)))]))
+    right = b.load(b.gep(order, [_min(b, j, b.sub(hi, i64(1)))]))
+    both = b.and_(b.not_(left_done), b.not_(right_done))
+    right_first = b.or_(left_done, b.and_(both, less(right, left)))
+    b.store(b.select(right_first, right, left), b.gep(spare, [k]))
+    one = ir.Constant(ir.IntType(64), 1)
+    zero = ir.Constant(ir.IntType(64), 0)
+    k_next = b.add(k, one)
+    i_next = b.add(i, b.select(right_first, zero, one))
+    j_next = b.add(j, b.select(right_first, one, zero))
+    latch = b.block
+    for phi, value in ((k, k_next), (i, i_next), (j, j_next)):
+        phi.add_incoming(value, latch)
+    b.cbranch(b.icmp_signed("<", k_next, hi), body, done)
+    b.position_at_end(done)

@@ -1,0 +1,384 @@
+"""A compiled CPU executable: arguments in, one native call, results out.
+
+The general path (``execute``) takes Literals in any declared layout, converts
+them to the row-major buffers the code expects, and builds a Literal from the
+result buffers. The fast path (``__call__`` via ``call_numpy``) hands numpy
+arrays straight to the native fast entry (``fast_call``); anything it cannot
+take (a list, a non-contiguous view, a wrong dtype) goes to the general path,
+which converts it or raises a clear error.
+
+Memory: temporaries live in one arena per executable, allocated once (a
+concurrent second call gets its own). Large results come from a pool: a
+result array the caller has dropped (its reference count says so) is reused
+by the next call, so big outputs do not cost fresh pages from the OS each time.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ....distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, run_on_devices
+from ....errors import InvalidArgumentError, XlaError
+from ....evaluator import DeviceContext, EvalContext, FeedQueues, device_context
+from ....hlo.module import HloModule
+from ....literal import Literal
+from ....memory import check_allocation
+from ....shape import ProgramShape, Shape
+from ..layout_normalization import default_layout_shape
+from . import fallback, guarded_memory
+from .fast_call import ARGUMENT_MISMATCH
+
+PLATFORM = "cpu"
+POOL_MIN_BYTES = 1 << 20
+# ctypes passes at most 1024 arguments to a foreign function; the fast entry takes two
+# more than the parameters and result leaves, so bigger signatures take the general path.
+MAX_FAST_ARGUMENTS = 1000
+
+
+@dataclass
+class CpuOptions:
+    num_replicas: int = 1
+    num_partitions: int = 1
+    collective_timeout: float = DEFAULT_TIMEOUT_SECONDS
+    rng_seed: int = 0x5EED
+    opt_level: int = 3
+    debug: bool = False  # verify the module after every pass
+    dump_dir: str | None = None  # write the module after every pass, and the LLVM IR
+    cache: bool = True
+    passes: Any = None  # a callable(module, options) -> pipeline, to override the default
+    # Pass names left out of the default pipeline (XLA's --xla_disable_hlo_passes), e.g.
+    # {"constant-folding"} so that a program of constants still runs native kernels.
+    disabled_passes: frozenset[str] = frozenset()
+    # The CPU the code is made for: an LLVM CPU name ("x86-64-v2", "x86-64-v3",
+    # "skylake-avx512", "znver4", "host") and feature string ("+avx2,-avx512f"); None:
+    # XLAPY_CPU_TARGET's, else the host's (jit.resolve_target).
+    target_cpu: str | None = None
+    target_features: str | None = None
+    # Memory-safety debug mode (guarded_memory): "after" or "before" puts a guard page
+    # past the end or before the start of every buffer; the default comes from the
+    # environment variable XLAPY_GUARD_BUFFERS.
+    guard_buffers: str | None = field(default_factory=guarded_memory.default_mode)
+
+    def __post_init__(self) -> None:
+        self.guard_buffers = guarded_memory.mode_from(self.guard_buffers)
+
+
+def _leaf_shapes(shape: Shape) -> list[Shape]:
+    if shape.is_tuple:
+        out: list[Shape] = []
+        for s in shape.tuple_shapes:
+            out.extend(_leaf_shapes(s))
+        return out
+    return [shape] if shape.is_array else []
+
+
+def _literal_leaves(literal: Literal) -> list[Literal]:
+    if literal.is_tuple:
+        out: list[Literal] = []
+        for e in literal.tuple_elements:
+            out.extend(_literal_leaves(e))
+        return out
+    return [literal] if literal.is_array else []
+
+
+@dataclass
+class CompiledProgram:
+    """What compiling produced; shared by every executable made from the same module."""
+
+    module: HloModule  # after optimizations
+    code: Any  # jit.CompiledCode
+    entry_name: str
+    fast_name: str | None
+    arena_size: int
+    thunks: list
+    native_ops: list[str]
+    fallback_ops: list[str]
+    host_callbacks: list[str]  # Python custom-call targets the native code calls
+    kernel_count: int
+    row_groups: int
+    keep_alive: list
+    declared: ProgramShape  # the entry's signature with the caller's layouts
+    donated: dict[int, int] = field(default_factory=dict)  # result leaf -> parameter leaf
+    guard: str | None = None  # the guard mode the code was laid out for (guarded_memory)
+    guard_pages: list[int] = field(default_factory=list)  # arena offsets of guard pages
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+class CpuExecutable:
+    platform = PLATFORM
+
+    def __init__(self, program: CompiledProgram, options: CpuOptions) -> None:
+        self.program = program
+        self.options = options
+        self.num_devices = options.num_replicas * options.num_partitions
+        self.feeds = [FeedQueues() for _ in range(self.num_devices)]
+        self._rng_states = [fallback.RngCell(options.rng_seed) for _ in range(self.num_devices)]
+        code = program.code
+        self._entry = code.cfunction(
+            program.entry_name,
+            ctypes.c_int32,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+            ctypes.c_void_p,
+        )
+        declared = program.declared
+        self._param_leaves = [
+            [default_layout_shape(s) for s in _leaf_shapes(p)] for p in declared.parameters
+        ]
+        self._result_leaves = [default_layout_shape(s) for s in _leaf_shapes(declared.result)]
+        self._result_shape = declared.result
+        self._lock = threading.Lock()
+        self._owner: int | None = None  # the thread running on the shared arena
+        name = program.module.name
+        check_allocation(program.arena_size, f"the temporaries of {name} (its arena)")
+        for k, leaf in enumerate(self._result_leaves):
+            check_allocation(leaf.byte_size(), f"result {k} ({leaf}) of {name}")
+        self._arena = self._new_arena()
+        self._pool: list[np.ndarray | None] = [None] * len(self._result_leaves)
+        self._run = fallback.Run(program.thunks, EvalContext(self._device_context(0, None)))
+        self._run_key = fallback.register_run(self._run) if program.thunks else 0
+        self._context = fallback.RunContext(self._run_key, 0, 0, self._rng_states[0].address)
+        self._context_address = ctypes.addressof(self._context)
+        self._fast = None
+        n = len(declared.parameters) + len(self._result_leaves)
+        if (
+            program.fast_name is not None
+            and self.num_devices == 1
+            and program.guard is None  # guard mode copies every buffer into its own pages
+            and n <= MAX_FAST_ARGUMENTS
+        ):
+            self._fast = code.cfunction(
+                program.fast_name,
+                ctypes.c_int32,
+                ctypes.c_void_p,
+                ctypes.c_void_p,
+                *([ctypes.py_object] * n),
+            )
+            self._fast_arena = self._arena_address(self._arena)
+        self._single_result = declared.result.is_array
+
+    def __del__(self) -> None:
+        key = getattr(self, "_run_key", 0)
+        if key:
+            fallback.unregister_run(key)
+
+    # -- facts -------------------------------------------------------------------------------
+    @property
+    def module(self) -> HloModule:
+        return self.program.module
+
+    @property
+    def hlo_module_after_optimizations(self) -> HloModule:
+        return self.program.module
+
+    @property
+    def fallback_ops(self) -> list[str]:
+        return list(self.program.fallback_ops)
+
+    @property
+    def host_callbacks(self) -> list[str]:
+        return list(self.program.host_callbacks)
+
+    @property
+    def kernel_count(self) -> int:
+        return self.program.kernel_count
+
+    @property
+    def row_groups(self) -> int:
+        """Runs of kernels executed row block by row block (``row_groups``)."""
+        return self.program.row_groups
+
+    # -- memory ----------------------------------------------------------------------------
+    def _new_arena(self) -> Any:
+        if self.program.guard:
+            return guarded_memory.GuardedArena(self.program.arena_size, self.program.guard_pages)
+        return np.empty(self.program.arena_size + 64, np.uint8)
+
+    @staticmethod
+    def _arena_address(arena: Any) -> int:
+        if isinstance(arena, guarded_memory.GuardedArena):
+            return arena.address
+        address = arena.ctypes.data
+        return address + (-address % 64)
+
+    def _output(self, k: int) -> np.ndarray:
+        shape = self._result_leaves[k]
+        pooled = self._pool[k]
+        # 3 references: the pool, the local name, getrefcount's argument: nobody else holds it.
+        if pooled is not None and sys.getrefcount(pooled) == 3:
+            return pooled
+        array = np.empty(shape.dimensions, shape.element_type.dtype)
+        if array.nbytes >= POOL_MIN_BYTES:
+            self._pool[k] = array
+        return array
+
+    # -- running -----------------------------------------------------------------------------
+    def call_numpy(self, arguments: Sequence[Any]) -> Any:
+        """The fast path of ``Executable.__call__``: numpy arrays in, numpy arrays out."""
+        fast = self._fast
+        if fast is None or len(arguments) != len(self._param_leaves):
+            return None
+        donated = self.program.donated
+        for parameter in donated.values():
+            # A donated argument's buffer receives the result (input_output_alias).
+            donor = arguments[parameter]
+            if type(donor) is not np.ndarray or not donor.flags.writeable:
+                return None
+        outputs = [
+            arguments[donated[k]] if k in donated else self._output(k)
+            for k in range(len(self._result_leaves))
+        ]
+        if self._lock.acquire(blocking=False):
+            self._owner = threading.get_ident()
+            try:
+                status = fast(self._context_address, self._fast_arena, *arguments, *outputs)
+                error = self._run.error
+                self._run.error = None
+            finally:
+                self._owner = None
+                self._lock.release()
+        else:
+            return None
+        if status == 0:
+            if self._single_result:
+                return outputs[0]
+            return _rebuild(self._result_shape, iter(outputs))
+        if status >= ARGUMENT_MISMATCH:
+            k = status - ARGUMENT_MISMATCH
+            argument = arguments[k] if k < len(arguments) else None
+            if isinstance(argument, np.generic):
+                # A numpy scalar is a 0-d array in all but type: pass it as one (the
+                # retry has no scalars left, so it cannot come back here).
+                return self.call_numpy(
+                    [np.asarray(a) if isinstance(a, np.generic) else a for a in arguments]
+                )
+            return None
+        raise fallback.status_error(status, error)
+
+    def execute(self, arguments: Sequence[Literal]) -> Literal:
+        if self.num_devices != 1:
+            return self.execute_replicated([arguments] * self.num_devices)[0]
+        if self._owner == threading.get_ident():
+            # Re-entered from a host callback of this very run (a Python custom call that
+            # calls its own executable): the shared arena is in use below us, so this
+            # call gets an arena and fallback state of its own.
+            return self._execute_privately(arguments)
+        with self._lock:
+            self._owner = threading.get_ident()
+            try:
+                return self._execute_on(arguments, self._context, self._run, self._arena)
+            finally:
+                self._owner = None
+
+    def _execute_privately(self, arguments: Sequence[Literal]) -> Literal:
+        run = fallback.Run(self.program.thunks, EvalContext(self._device_context(0, None)))
+        key = fallback.register_run(run)
+        context = fallback.RunContext(key, 0, 0, self._rng_states[0].address)
+        try:
+            return self._execute_on(arguments, context, run, self._new_arena())
+        finally:
+            fallback.unregister_run(key)
+
+    def _execute_on(
+        self,
+        arguments: Sequence[Literal],
+        context: fallback.RunContext,
+        run: fallback.Run,
+        arena: np.ndarray,
+    ) -> Literal:
+        buffers: list[np.ndarray] = []
+        for literal, shapes in zip(arguments, self._param_leaves, strict=True):
+            for leaf, shape in zip(_literal_leaves(literal), shapes, strict=True):
+                if leaf.shape.layout != shape.layout:
+                    leaf = leaf.relayout(shape.layout)
+                buffers.append(leaf.data)
+        guard = self.program.guard
+        if guard:
+            buffers = [guarded_memory.guarded_copy(b.reshape(-1), guard) for b in buffers]
+            outputs = [
+                guarded_memory.guarded_array((s.element_count(),), s.element_type.dtype, guard)
+                for s in self._result_leaves
+            ]
+        else:
+            outputs = [
+                np.empty(max(1, s.element_count()), s.element_type.dtype)
+                for s in self._result_leaves
+            ]
+        for leaf, parameter in self.program.donated.items():
+            # Literals are immutable: the donated parameter is a private copy that the
+            # program overwrites with the result.
+            if not guard:  # (guard mode made a private copy of every argument already)
+                buffers[parameter] = np.array(buffers[parameter], copy=True)
+            outputs[leaf] = buffers[parameter]
+            if outputs[leaf].size == 0 and not guard:
+                outputs[leaf] = np.empty(1, outputs[leaf].dtype)
+                buffers[parameter] = outputs[leaf]
+        params = (ctypes.c_void_p * max(1, len(buffers)))(*[b.ctypes.data for b in buffers])
+        results = (ctypes.c_void_p * max(1, len(outputs)))(*[o.ctypes.data for o in outputs])
+        run.error = None
+        status = self._entry(ctypes.addressof(context), params, results, self._arena_address(arena))
+        if status != 0:
+            error, run.error = run.error, None
+            raise fallback.status_error(status, error)
+        if guard:  # results leave the guarded mappings, which go away with the call
+            outputs = [np.array(out, copy=True) for out in outputs]
+        leaves = [
+            Literal(shape, out[: shape.element_count()])
+            for shape, out in zip(self._result_leaves, outputs, strict=True)
+        ]
+        return _relayout(self._result_shape, iter(leaves))
+
+    def _device_context(self, index: int, hub: CollectiveHub | None) -> DeviceContext:
+        return device_context(self.options, index, hub, self.feeds[index], self._rng_states[index])
+
+    def execute_replicated(self, arguments: Sequence[Sequence[Literal]]) -> list[Literal]:
+        if len(arguments) != self.num_devices:
+            raise XlaError(
+                f"the executable runs on {self.num_devices} devices but got arguments for {len(arguments)}"
+            )
+
+        def run(index: int, hub: CollectiveHub) -> Literal:
+            run_state = fallback.Run(
+                self.program.thunks, EvalContext(self._device_context(index, hub))
+            )
+            key = fallback.register_run(run_state)
+            partitions = self.options.num_partitions
+            context = fallback.RunContext(
+                key, index // partitions, index % partitions, self._rng_states[index].address
+            )
+            try:
+                return self._execute_on(arguments[index], context, run_state, self._new_arena())
+            finally:
+                fallback.unregister_run(key)
+
+        return run_on_devices(self.num_devices, self.options.collective_timeout, run)
+
+
+def _rebuild(shape: Shape, leaves: Any) -> Any:
+    if shape.is_tuple:
+        return tuple(_rebuild(s, leaves) for s in shape.tuple_shapes)
+    if shape.is_array:
+        return next(leaves)
+    return None
+
+
+def _relayout(shape: Shape, leaves: Any) -> Literal:
+    if shape.is_tuple:
+        return Literal.make_tuple([_relayout(s, leaves) for s in shape.tuple_shapes])
+    if shape.is_token:
+        return Literal.token()
+    literal = next(leaves)
+    if shape.layout is not None and literal.shape.layout != shape.layout:
+        literal = literal.relayout(shape.layout)
+    return literal
+
+
+__all__ = ["CompiledProgram", "CpuExecutable", "CpuOptions", "PLATFORM", "InvalidArgumentError"]
