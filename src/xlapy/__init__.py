@@ -103,14 +103,14 @@ __all__ = [
 # Subpackages a user reaches as attributes (``xlapy.stablehlo.parse_module(...)``) without
 # importing them by hand; imported on first use, so ``import xlapy`` stays light.
 _LAZY_SUBMODULES = frozenset(
-    {"backends", "cli", "conformance", "distributed", "hlo", "lib", "passes",
+    {"atlas", "backends", "cli", "conformance", "distributed", "hlo", "lib", "passes",
      "shape_inference", "stablehlo", "testing"}
 )  # fmt: skip
 
 
 def __getattr__(name: str) -> object:
     if name in _LAZY_SUBMODULES:
-        import importlib
+        import importlib  # only here: the package's lazy attributes (see above)
 
         try:
             return importlib.import_module(f"{__name__}.{name}")

@@ -4,15 +4,23 @@
 re-prints it (short or verbose form), ``xlapy hlo verify`` checks it. Errors in
 the input are reported as one readable message (with line, column and caret)
 and exit status 1, never as a traceback.
+
+``xlapy ops [NAME]`` is the op atlas (``xlapy.atlas``): for each opcode, the
+file and line of its shape rule, builder, evaluator kernel, StableHLO lowering
+and CPU path, and the tests that mention it.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
 
+from . import atlas
 from .errors import XlaError
+from .hlo import parse_module
+from .hlo.graph import render
 
 
 def _read(path: str) -> str:
@@ -26,14 +34,10 @@ def _read(path: str) -> str:
 
 
 def _load_module(path: str):
-    from .hlo import parse_module
-
     return parse_module(_read(path))
 
 
 def _hlo_render(args: argparse.Namespace) -> int:
-    from .hlo.graph import render
-
     module = _load_module(args.file)
     render(module, args.output)
     print(f"wrote {args.output}")
@@ -50,6 +54,25 @@ def _hlo_verify(args: argparse.Namespace) -> int:
     module = _load_module(args.file)
     module.verify()
     print(f"{args.file}: ok ({len(module.computations)} computations)")
+    return 0
+
+
+def _ops(args: argparse.Namespace) -> int:
+    entries = atlas.atlas()
+    if args.families:
+        offences = atlas.family_offences()
+        for layer, opcode, site in offences:
+            print(f"{site.path}:{site.line}: {layer} files {opcode.value} ({opcode.family}) "
+                  f"in {site.module}")  # fmt: skip
+        return 1 if offences else 0
+    chosen = list(entries.values()) if args.name is None else [entries[atlas.lookup(args.name)]]
+    if args.json:
+        json.dump([e.as_json() for e in chosen], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    elif args.name is None:
+        sys.stdout.write(atlas.table(chosen))
+    else:
+        sys.stdout.write(atlas.describe(chosen[0]))
     return 0
 
 
@@ -72,6 +95,19 @@ def _parser() -> argparse.ArgumentParser:
     verify = hlo_commands.add_parser("verify", help="parse and verify a module")
     verify.add_argument("file", help="HLO text file (- for standard input)")
     verify.set_defaults(run=_hlo_verify)
+
+    ops = commands.add_parser(
+        "ops", help="the op atlas: where each layer handles each opcode (file:line)"
+    )
+    ops.add_argument(
+        "name", nargs="?", help="one opcode (HLO text name, e.g. gather, or builder, e.g. Gather)"
+    )
+    ops.add_argument("--json", action="store_true", help="machine-readable output")
+    ops.add_argument(
+        "--families", action="store_true",
+        help="list the places that file an opcode outside a module named after its family",
+    )  # fmt: skip
+    ops.set_defaults(run=_ops)
     return parser
 
 

@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 import xlapy
-from xlapy import Layout, Literal, Shape
+from xlapy import Layout, Literal, Shape, ops
 from xlapy.layout import physical_positions
 from xlapy.literal_text import format_literal
 
@@ -72,8 +72,6 @@ def _indent(text: str) -> str:
 
 def axpy() -> None:
     """The seed's tutorial: alpha * x + y, built, compiled and run through the client."""
-    from xlapy import ops
-
     client = xlapy.local_client()
     _section(f"The seed's axpy with parameters, run on the {client.platform} client")
     b = xlapy.XlaBuilder("axpy")

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+from ..client import local_client
 from ..errors import XlaError
 from . import report
 from .runner import DEFAULT_TIMEOUT, CaseResult, find_cases, run_cases
@@ -61,8 +62,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("error: --timeout must be > 0", file=sys.stderr)
         return 2
     try:
-        from .. import local_client
-
         local_client(args.backend)
     except XlaError as e:
         print(f"error: backend {args.backend!r} is not available: {e}", file=sys.stderr)

@@ -22,15 +22,17 @@ from typing import Any
 
 import numpy as np
 
-from .. import CompileOptions, local_client
+from ..client import CompileOptions, local_client
 from ..custom_call import register_custom_call, unregister_custom_call
 from ..errors import UnimplementedError
+from ..hlo.lexer import c_unescape
 from ..literal import Literal
 from ..opcode import HloOpcode
 from ..shape import Shape
+from ..stablehlo import parse_programs
 from . import checks
 
-# The targets the importer emits (xlapy/stablehlo/lower_checks.py). The ``_const``
+# The targets the importer emits (xlapy/stablehlo/lower/checks.py). The ``_const``
 # forms carry the constant as second operand; the reference judges them exactly
 # like the two-operand forms (evalExpectEqConstOp builds a tensor of the constant
 # and calls evalExpectEqOp), so they share handlers.
@@ -298,8 +300,6 @@ def backend_config(instruction: Any) -> dict[str, Any]:
     text = getattr(raw, "text", raw)
     text = str(text).strip()
     if len(text) >= 2 and text[0] == '"' and text[-1] == '"':
-        from ..hlo.lexer import c_unescape
-
         text = c_unescape(text[1:-1])
     if not text:
         return {}
@@ -418,8 +418,6 @@ def run_section(text: str, backend: str, op: str, source_file: str = "") -> Case
     """Parse, lower, compile and run one section of MLIR text."""
     started = time.perf_counter()
     try:
-        from ..stablehlo import parse_programs
-
         programs = parse_programs(text, source_file)
     except BaseException as e:  # noqa: BLE001
         if isinstance(e, KeyboardInterrupt):

@@ -21,11 +21,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..stablehlo import split_sections as parser_split_sections
+from .execute import run_section
+
 DEFAULT_TIMEOUT = 60.0
 CASES_PER_WORKER = 50  # a fresh process now and then keeps memory growth in check
 STATUSES = ("pass", "fail", "error", "unsupported")
-
-_SPLIT = re.compile(r"^[ \t]*// -----[ \t]*$")
 
 
 @dataclass(frozen=True)
@@ -109,25 +110,8 @@ def mlir_files(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def split_sections(text: str) -> list[tuple[int, str]]:
-    """(first line, text) per ``// -----`` section, as MLIR's split-input-file cuts them."""
-    try:
-        from ..stablehlo.parser import split_sections as parser_split
-    except ImportError:
-        parser_split = None
-    if parser_split is not None:
-        sections = list(parser_split(text))
-        if all(isinstance(s, tuple) and len(s) == 2 for s in sections):
-            return [(int(line), str(section)) for line, section in sections]
-    sections = []
-    start, lines = 1, []
-    for number, line in enumerate(text.splitlines(keepends=True), start=1):
-        if _SPLIT.match(line.rstrip("\r\n")):
-            sections.append((start, "".join(lines)))
-            start, lines = number + 1, []
-        else:
-            lines.append(line)
-    sections.append((start, "".join(lines)))
-    return sections
+    """(first line, text) per ``// -----`` section, cut where the importer cuts them."""
+    return parser_split_sections(text)
 
 
 def find_cases(paths: Iterable[str | Path], filter: str | None = None) -> list[Case]:
@@ -153,8 +137,6 @@ def find_cases(paths: Iterable[str | Path], filter: str | None = None) -> list[C
 
 def run_one(case: Case, backend: str) -> CaseResult:
     """Run a case in this process (no isolation, no deadline)."""
-    from .execute import run_section
-
     outcome = run_section(case.text, backend, case.op, case.path)
     return CaseResult(
         case,
@@ -176,8 +158,6 @@ def _worker_main(connection: Any, backend: str) -> None:
     except (OSError, ValueError, AttributeError):
         pass
     sys.stdout = sys.stderr
-    from .execute import run_section
-
     while True:
         try:
             message = connection.recv()

@@ -18,20 +18,18 @@ import pytest
 from ..builder import XlaBuilder, XlaComputation, XlaOp
 from ..errors import InvalidArgumentError
 from ..hlo import parse_module
+from ..ops import Parameter, Tuple
 from ..shape import Shape
+from .xla_oracle import run_computation
 
 
 def params(builder: XlaBuilder, *shapes: str) -> list[XlaOp]:
     """One parameter per shape text, named p0, p1, ..."""
-    from ..ops import Parameter
-
     return [Parameter(builder, i, Shape.parse(s), f"p{i}") for i, s in enumerate(shapes)]
 
 
 def built(builder: XlaBuilder, *results: XlaOp) -> XlaComputation:
     """Build with ``results`` as the root (a tuple for several), checking the text round trip."""
-    from ..ops import Tuple
-
     root = results[0] if len(results) == 1 else Tuple(builder, list(results))
     computation = builder.build(root)
     text = computation.to_hlo_text()
@@ -42,8 +40,6 @@ def built(builder: XlaBuilder, *results: XlaOp) -> XlaComputation:
 def run(computation: XlaComputation, *args: Any) -> list[np.ndarray]:
     """Results of ``computation`` on the real XLA (skips the test when jax is absent)."""
     pytest.importorskip("jax", reason="jax runs the real XLA, the oracle of these tests")
-    from .xla_oracle import run_computation
-
     return run_computation(computation, [np.asarray(a) for a in args])
 
 

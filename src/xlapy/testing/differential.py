@@ -13,7 +13,9 @@ from typing import Any
 import numpy as np
 
 from ..backends.interpreter import run as interpret
+from ..client import local_client
 from ..errors import XlaError
+from ..hlo import parse_module
 from .dual_run import assert_agree
 from .random_programs import RandomProgram
 
@@ -36,9 +38,6 @@ def _exactly_equal(got: Any, want: Any) -> bool:
 
 def check_program(program: RandomProgram, backends: tuple[str, ...] = BACKENDS) -> None:
     """Every backend computes what the interpreter computes (see the module docstring)."""
-    from .. import local_client
-    from ..hlo import parse_module
-
     module = parse_module(program.text)
     try:
         want = interpret(module, *program.inputs)

@@ -28,11 +28,17 @@ def available() -> bool:
     return True
 
 
-def _client() -> tuple[Any, Any]:
+def _require_jax() -> None:
     if not available():
         raise FailedPreconditionError(
             "the XLA oracle needs jax and jaxlib (pip install 'xlapy[test]')"
         )
+
+
+def _client() -> tuple[Any, Any]:
+    """jax and its XLA client, with 64-bit types on: for the worker process (or a caller
+    that runs XLA in its own process on purpose), since the setting is process-wide."""
+    _require_jax()
     import jax
     from jax._src.lib import xla_client
 
@@ -143,7 +149,9 @@ def run_hlo_text(text: str, arguments: Sequence[Any]) -> list[np.ndarray]:
     and the next call starts a new worker.
     """
     global _worker
-    _client()  # fail early and clearly when jax is missing
+    # Fail early and clearly when jax is missing, without importing it here: the parent's
+    # JAX (the tests' second oracle) must keep its own settings, 32-bit by default.
+    _require_jax()
     arrays = [np.asarray(a) for a in arguments]
     with _worker_lock:
         if _worker is None or not _worker.process.is_alive():
