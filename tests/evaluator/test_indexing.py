@@ -451,3 +451,27 @@ def test_scatter_random_configurations(config):
         from xlapy.testing.xla_oracle import run_hlo_text
 
         np.testing.assert_array_equal(run_hlo_text(text, [operand, indices, updates])[0], want)
+
+
+def test_scatter_into_a_broadcast_keeps_every_update():
+    """A broadcast's value used to be a copy in the broadcast's memory order, not C order;
+    scatter then updated a flattened *copy* of it and lost every update (batched
+    jnp.linalg.solve computed the identity permutation on the interpreter)."""
+    text = """HloModule m
+overwrite {
+  a = s32[] parameter(0)
+  ROOT b = s32[] parameter(1)
+}
+ENTRY e {
+  iota = s32[4] iota(), iota_dimension=0
+  table = s32[2,3,4] broadcast(iota), dimensions={2}
+  index = s32[1] constant({0})
+  updates = s32[2,3] constant({{9, 9, 9}, {8, 8, 8}})
+  ROOT scatter = s32[2,3,4] scatter(table, index, updates), update_window_dims={0,1},
+    inserted_window_dims={2}, scatter_dims_to_operand_dims={2}, index_vector_dim=0,
+    to_apply=overwrite
+}
+"""
+    want = np.broadcast_to(np.arange(4, dtype=np.int32), (2, 3, 4)).copy()
+    want[0, :, 0], want[1, :, 0] = 9, 8
+    np.testing.assert_array_equal(run(text), want)

@@ -354,7 +354,7 @@ def _copy(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) 
 @kernel(Op.MAP)
 def _map(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     (result,) = call_scalar(ctx, instruction.to_apply, [np.asarray(o) for o in operands])
-    return np.array(np.broadcast_to(result, instruction.shape.dimensions))
+    return np.array(np.broadcast_to(result, instruction.shape.dimensions), order="C")
 
 
 for _opcode, _impl in _IMPLS.items():

@@ -200,7 +200,7 @@ def _gather(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
 @kernel(Op.SCATTER)
 def _scatter(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     n = (len(operands) - 1) // 2
-    inputs = [np.array(x) for x in operands[:n]]  # copies: the results
+    inputs = [np.array(x, order="C") for x in operands[:n]]  # C-order copies: the results
     updates = [np.asarray(u) for u in operands[n + 1 :]]
     shape, rank = inputs[0].shape, inputs[0].ndim
     dn = instruction.scatter_dimension_numbers

@@ -54,7 +54,7 @@ def _broadcast(ctx: EvalContext, instruction: HloInstruction, operands: list[Val
     expanded = [1] * len(out)
     for i, d in enumerate(dims):
         expanded[d] = x.shape[i]
-    return np.array(np.broadcast_to(x.reshape(expanded), out))
+    return np.array(np.broadcast_to(x.reshape(expanded), out), order="C")
 
 
 @kernel(Op.RESHAPE)
@@ -137,7 +137,7 @@ def _iota(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) 
     line = line.astype(dtype_of(shape))
     expanded = [1] * shape.rank
     expanded[axis] = n
-    return np.array(np.broadcast_to(line.reshape(expanded), shape.dimensions))
+    return np.array(np.broadcast_to(line.reshape(expanded), shape.dimensions), order="C")
 
 
 @kernel(Op.TUPLE)
