@@ -28,7 +28,9 @@ from .errors import (
 )
 from .hlo.module import HloModule
 from .literal import Literal
+from .opcode import HloOpcode
 from .shape import ProgramShape, Shape
+from .xla_data_sharding import ChannelHandle, ChannelType
 
 DEFAULT_PLATFORM = "cpu"
 
@@ -90,6 +92,22 @@ def _to_literal(value: Any, what: str) -> Literal:
         raise InvalidArgumentError(
             f"{what}: cannot turn {type(value).__name__} into a value: {e}"
         ) from None
+
+
+def _host_value(value: Any, shape: Shape, what: str) -> Literal:
+    """``value`` as a Literal of ``shape`` for a host transfer; Python scalars and lists
+    take the shape's element type, arrays and Literals must already have it."""
+    if not isinstance(value, (Literal, np.ndarray, np.generic)) and shape.is_array:
+        try:
+            value = np.asarray(value, dtype=shape.element_type.dtype)
+        except (TypeError, ValueError) as e:
+            raise InvalidArgumentError(f"{what}: cannot turn {value!r} into {shape}: {e}") from None
+    literal = _to_literal(value, what)
+    if not literal.shape.compatible(shape):
+        raise InvalidArgumentError(
+            f"{what}: the program receives {shape} on this channel, got {literal.shape}"
+        )
+    return literal
 
 
 def _argument_list(arguments: Any, what: str) -> list[Any]:
@@ -297,6 +315,94 @@ class Executable:
     @property
     def outfeed(self) -> Any:
         return [f.outfeed for f in getattr(self._executable, "feeds", [])]
+
+    # -- host transfers: send/recv with is_host_transfer=true -----------------------------
+    def send_to_device(self, channel: int | ChannelHandle, value: Any, device: int = 0) -> None:
+        """Feed the program's ``RecvFromHost`` on ``channel`` (XLA's host-to-device transfer).
+
+        ``channel`` is the channel id (or the HOST_TO_DEVICE ``ChannelHandle`` given to
+        ``ops.RecvFromHost``); ``value`` (numpy array, scalar or Literal) must have the
+        recv's shape. Values queue per channel and device, so they may be fed before the
+        run or from another thread during it, one per recv executed; a recv nobody feeds
+        fails after the executable's ``collective_timeout`` with ``DeadlineExceededError``.
+        This is the host side that PJRT's ``ExecuteOptions.recv_callbacks`` provide, shaped
+        like ``transfer_to_infeed``.
+        """
+        number = self._host_channel_id(channel, ChannelType.HOST_TO_DEVICE, "send_to_device")
+        shape = self._host_transfer_shape(number, HloOpcode.RECV, "send_to_device")
+        what = f"send_to_device(channel {number}, device {device})"
+        literal = _host_value(value, shape, what)
+        self._host_channels(device, what).put_to_device(number, literal)
+
+    def recv_from_device(
+        self, channel: int | ChannelHandle, device: int = 0, timeout: float | None = None
+    ) -> Any:
+        """Fetch what the program's ``SendToHost`` sent on ``channel`` (XLA's
+        device-to-host transfer), oldest first, as a numpy array.
+
+        ``channel`` is the channel id (or the DEVICE_TO_HOST ``ChannelHandle`` given to
+        ``ops.SendToHost``). Waits up to ``timeout`` seconds (default: the executable's
+        ``collective_timeout``) and then raises ``DeadlineExceededError`` naming the
+        channel. The host side of PJRT's ``ExecuteOptions.send_callbacks``, shaped like
+        ``transfer_from_outfeed``.
+        """
+        number = self._host_channel_id(channel, ChannelType.DEVICE_TO_HOST, "recv_from_device")
+        self._host_transfer_shape(number, HloOpcode.SEND, "recv_from_device")
+        what = f"recv_from_device(channel {number}, device {device})"
+        return self._host_channels(device, what).get_from_device(number, timeout, what)
+
+    def _host_channel_id(self, channel: Any, kind: ChannelType, what: str) -> int:
+        if isinstance(channel, ChannelHandle):
+            if channel.type not in (kind, ChannelType.CHANNEL_TYPE_INVALID):
+                raise InvalidArgumentError(
+                    f"{what}: channel handle {channel.handle} is a {channel.type.name} "
+                    f"channel; {what} takes a {kind.name} channel"
+                )
+            return channel.handle
+        if isinstance(channel, (bool, np.bool_)) or not isinstance(channel, (int, np.integer)):
+            raise InvalidArgumentError(
+                f"{what}: channel must be a channel id (int) or a ChannelHandle, got "
+                f"{type(channel).__name__}"
+            )
+        return int(channel)
+
+    def _host_transfer_shape(self, channel: int, opcode: HloOpcode, what: str) -> Shape:
+        """The data shape of the host send or recv on ``channel``; an error naming the
+        program's host channels when it has none there."""
+        found: dict[HloOpcode, dict[int, Shape]] = {HloOpcode.SEND: {}, HloOpcode.RECV: {}}
+        for instruction in self.hlo_module.instructions():
+            if instruction.opcode in found and instruction.attributes.get("is_host_transfer"):
+                number = int(instruction.attributes.get("channel_id", 0) or 0)
+                shape = instruction.shape.tuple_shapes[0]
+                found[instruction.opcode][number] = shape
+        if channel not in found[opcode]:
+            recvs = sorted(found[HloOpcode.RECV]) or "none"
+            sends = sorted(found[HloOpcode.SEND]) or "none"
+            side = "recv from the host" if opcode is HloOpcode.RECV else "send to the host"
+            raise InvalidArgumentError(
+                f"{what}: {self.hlo_module.name} has no {side} (a {opcode.value} with "
+                f"is_host_transfer=true) on channel {channel}; its host channels: recv from "
+                f"host {recvs}, send to host {sends}"
+            )
+        return found[opcode][channel]
+
+    def _host_channels(self, device: int, what: str) -> Any:
+        channels = getattr(self._executable, "host_channels", None)
+        if channels is None:
+            raise UnimplementedError(
+                f"{what}: the {self.client.platform} backend has no host transfers yet"
+            )
+        if (
+            isinstance(device, bool)
+            or not isinstance(device, (int, np.integer))
+            or not (0 <= device < len(channels))
+        ):
+            raise InvalidArgumentError(
+                f"{what}: device must be an int in 0..{len(channels) - 1} (the executable runs "
+                f"on {self.options.num_replicas} replica(s) x {self.options.num_partitions} "
+                f"partition(s), replica-major), got {device!r}"
+            )
+        return channels[int(device)]
 
     def __repr__(self) -> str:
         return (

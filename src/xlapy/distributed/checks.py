@@ -4,7 +4,8 @@ The device count is known only when a program is compiled (``num_replicas`` x
 ``num_partitions``), not when it is parsed or verified. A collective-permute
 pair or a replica group naming device 7 of 4 would otherwise fail in the
 middle of a run, inside one device's thread, with an ``IndexError`` while its
-peers wait for it. Every backend calls :func:`check_collectives` (or
+peers wait for it. Send/recv's ``_xla_send_recv_source_target_pairs`` are checked
+the same way (``p2p.check_send_recv``). Every backend calls :func:`check_collectives` (or
 :func:`check_collective` per instruction) when it compiles, so the user gets an
 ``InvalidArgumentError`` naming the op, the bad entry and the device count.
 """
@@ -17,6 +18,7 @@ from ..errors import InvalidArgumentError
 from ..hlo.instruction import HloInstruction
 from ..opcode import HloOpcode as Op
 from .groups import instruction_groups
+from .p2p import POINT_TO_POINT, check_send_recv
 
 _PERMUTES = frozenset({Op.COLLECTIVE_PERMUTE, Op.COLLECTIVE_PERMUTE_START})
 # Collectives whose replica_groups say who meets; all-to-all and collective-broadcast
@@ -38,6 +40,8 @@ def check_collective(instruction: HloInstruction, num_replicas: int, num_partiti
     op = instruction.opcode
     if op in _PERMUTES:
         _check_pairs(instruction, num_replicas, num_partitions)
+    elif op in POINT_TO_POINT:
+        check_send_recv(instruction, num_replicas, num_partitions)
     elif op in _GROUPED:
         # device_groups raises InvalidArgumentError for a group naming a missing device.
         instruction_groups(instruction, num_replicas, num_partitions, _GROUPED[op])

@@ -3,7 +3,13 @@
 infeed and outfeed use the device's queues, which the client fills and drains.
 send and recv meet in a mailbox per channel and receiving device on the
 execution's hub (a private one-device hub when the program runs alone, so a
-send and a recv of one program still meet).
+send and a recv of one program still meet); who sends to whom follows XLA's
+``_xla_send_recv_source_target_pairs`` rules (``distributed.p2p``): a recv on a
+device that no pair targets returns zeros at once, a send from a device that is no
+pair's source does nothing. Host transfers (``is_host_transfer=true``, XLA's
+SendToHost / RecvFromHost) go through the device's ``HostChannels``, which the
+client feeds and drains by channel (``Executable.send_to_device`` /
+``Executable.recv_from_device``).
 """
 
 from __future__ import annotations
@@ -14,9 +20,11 @@ from typing import Any
 import numpy as np
 
 from ...distributed import CollectiveHub
+from ...distributed.p2p import channel_of, is_host_transfer, recv_source, send_target
 from ...errors import DeadlineExceededError
 from ...hlo.instruction import HloInstruction
 from ...opcode import HloOpcode as Op
+from ...shape import Shape
 from ..core import TOKEN, EvalContext, Value, copy_value, kernel, value_of_shape
 
 INFEED_TIMEOUT_SECONDS = 30.0
@@ -52,26 +60,9 @@ def _outfeed(ctx: EvalContext, instruction: HloInstruction, operands: list[Value
 
 
 # -- send / recv: a mailbox per channel and receiving device -------------------------------
-
-
-def _channel(instruction: HloInstruction) -> int:
-    return int(instruction.attributes.get("channel_id", 0) or 0)
-
-
-def _targets(ctx: EvalContext, instruction: HloInstruction) -> list[int]:
-    """Devices a send goes to: from ``_xla_send_recv_source_target_pairs``, else itself."""
-    pairs = _pairs(instruction)
-    me = ctx.device.index
-    return [t for s, t in pairs if s == me] if pairs else [me]
-
-
-def _pairs(instruction: HloInstruction) -> list[tuple[int, int]]:
-    attributes = instruction.attributes.get("frontend_attributes") or {}
-    text = dict(attributes).get("_xla_send_recv_source_target_pairs") if attributes else None
-    if not text:
-        return []
-    numbers = [int(x) for x in text.replace("{", " ").replace("}", " ").replace(",", " ").split()]
-    return list(zip(numbers[0::2], numbers[1::2], strict=True))
+# Device-to-device peers follow XLA's rules (``distributed.p2p``): a device that is no
+# pair's target gets zeros at once, a device that is no pair's source sends nothing.
+# Host transfers (``is_host_transfer=true``) use the device's ``HostChannels``.
 
 
 def _hub(ctx: EvalContext, instruction: HloInstruction) -> Any:
@@ -85,11 +76,41 @@ def _hub(ctx: EvalContext, instruction: HloInstruction) -> Any:
     return hub
 
 
+def _host_channels(ctx: EvalContext, instruction: HloInstruction) -> Any:
+    channels = ctx.device.host_channels
+    if channels is None:
+        raise ctx.fail(
+            instruction,
+            f"a host transfer on channel {channel_of(instruction)}, but this execution has no "
+            "host channels (run it through a compiled executable, which feeds them with "
+            "send_to_device / recv_from_device)",
+        )
+    return channels
+
+
+def _zeros(shape: Shape) -> Value:
+    if shape.is_tuple:
+        return tuple(_zeros(s) for s in shape.tuple_shapes)
+    if shape.is_token:
+        return TOKEN
+    return np.zeros(shape.dimensions, dtype=shape.element_type.dtype)
+
+
+def _mailbox(instruction: HloInstruction, device: int) -> tuple[str, int, int]:
+    return ("channel", channel_of(instruction), device)
+
+
 @kernel(Op.SEND)
 def _send(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    hub = _hub(ctx, instruction)
-    for target in _targets(ctx, instruction):
-        hub.post(("channel", _channel(instruction), target), operands[0])
+    """Posts the data to the target's mailbox (or the host's channel); never waits."""
+    if is_host_transfer(instruction):
+        _host_channels(ctx, instruction).put_to_host(
+            channel_of(instruction), copy_value(operands[0])
+        )
+    else:
+        target = send_target(ctx.device, instruction)
+        if target is not None:
+            _hub(ctx, instruction).post(_mailbox(instruction, target), copy_value(operands[0]))
     return (operands[0], np.uint32(0).reshape(()), TOKEN)
 
 
@@ -100,10 +121,17 @@ def _send_done(ctx: EvalContext, instruction: HloInstruction, operands: list[Val
 
 @kernel(Op.RECV)
 def _recv(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    hub = _hub(ctx, instruction)
-    value = hub.take(
-        ("channel", _channel(instruction), ctx.device.index), f"recv {instruction.name}"
-    )
+    """The source's data (waiting for it), the host's, or zeros when nobody sends here."""
+    shape = instruction.shape.tuple_shapes[0]
+    what = f"recv {instruction.name}"
+    if is_host_transfer(instruction):
+        item = _host_channels(ctx, instruction).get_from_host(channel_of(instruction), what)
+        value = value_of_shape(item, shape, f"{what} (from the host)")
+    elif recv_source(ctx.device, instruction) is None:
+        value = _zeros(shape)
+    else:
+        hub = _hub(ctx, instruction)
+        value = hub.take(_mailbox(instruction, ctx.device.index), what)
     return (value, np.uint32(0).reshape(()), TOKEN)
 
 
