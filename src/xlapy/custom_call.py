@@ -4,6 +4,15 @@ A custom call names a target; the target is either a Python function over
 numpy arrays or a C function with the seed's ABI ``void f(void* out, void** in)``
 (a ctypes function or a raw address). Backends look targets up at compile
 time, so an unknown target is an error when compiling, naming the target.
+
+Built-in targets are the ones xlapy provides itself (jaxlib's LAPACK FFI
+targets, ``lapack_*_ffi``, filled in by ``xlapy.evaluator.kernels.linalg_lapack*``):
+a built-in is a function ``(ctx, instruction, operands) -> value`` that sees the
+instruction (its attributes and result shape), plus a ``check(instruction)`` the
+backends run at compile time so that a malformed call fails before it runs.
+A user registration of the same name wins over the built-in, on the platforms it
+names (so a faster or native implementation can replace one);
+``unregister_custom_call`` brings the built-in back.
 """
 
 from __future__ import annotations
@@ -25,14 +34,17 @@ class CustomCallTarget:
     """A registered target: ``python`` (numpy arrays in, array or tuple out) or ``c``."""
 
     name: str
-    kind: str  # "python" or "c"
+    kind: str  # "python", "c" or "builtin"
     function: Callable[..., Any] | None
     address: int | None  # for kind "c": the function's address
     platform: str
+    # For kind "builtin": check(instruction) raises InvalidArgumentError on a malformed call.
+    check: Callable[[Any], None] | None = None
 
 
 _lock = threading.Lock()
 _targets: dict[tuple[str, str], CustomCallTarget] = {}
+_builtins: dict[str, CustomCallTarget] = {}
 
 
 def register_custom_call(name: str, fn: Any, platform: str = ALL_PLATFORMS) -> None:
@@ -79,13 +91,43 @@ def unregister_custom_call(name: str, platform: str = ALL_PLATFORMS) -> None:
         _targets.pop((name, platform), None)
 
 
-def lookup_custom_call(name: str, platform: str) -> CustomCallTarget:
-    """The target for ``platform`` (or registered for every platform); NotFound otherwise."""
+def register_builtin_target(
+    name: str,
+    fn: Callable[[Any, Any, list[Any]], Any],
+    check: Callable[[Any], None] | None = None,
+) -> None:
+    """Make ``fn(ctx, instruction, operands)`` the built-in target ``name`` (every platform).
+
+    For xlapy's own targets (the evaluator registers them when it is imported);
+    a second built-in under one name is a programming error.
+    """
     with _lock:
-        target = _targets.get((name, platform)) or _targets.get((name, ALL_PLATFORMS))
+        if name in _builtins:
+            raise InvalidArgumentError(f"register_builtin_target: {name!r} is already built in")
+        _builtins[name] = CustomCallTarget(name, "builtin", fn, None, ALL_PLATFORMS, check)
+
+
+def builtin_targets() -> list[str]:
+    """The names of the built-in targets, sorted."""
+    with _lock:
+        return sorted(_builtins)
+
+
+def lookup_custom_call(name: str, platform: str) -> CustomCallTarget:
+    """The target for ``platform`` (or registered for every platform), else the built-in of
+    that name; NotFound otherwise."""
+    with _lock:
+        target = (
+            _targets.get((name, platform))
+            or _targets.get((name, ALL_PLATFORMS))
+            or _builtins.get(name)
+        )
         known = sorted({n for n, p in _targets if p in (platform, ALL_PLATFORMS)})
+        builtin_count = len(_builtins)
     if target is None:
         hint = f"; registered targets: {', '.join(known)}" if known else ""
+        if builtin_count:
+            hint += f" (and {builtin_count} built-in targets: xlapy.custom_call.builtin_targets())"
         raise NotFoundError(
             f"custom-call target {name!r} is not registered for platform {platform!r}; "
             f"register it with xlapy.register_custom_call({name!r}, fn){hint}"
@@ -98,7 +140,9 @@ __all__ = [
     "SHARDING_ANNOTATIONS",
     "C_ABI",
     "CustomCallTarget",
+    "builtin_targets",
     "lookup_custom_call",
+    "register_builtin_target",
     "register_custom_call",
     "unregister_custom_call",
 ]

@@ -170,6 +170,7 @@ class DeviceContext:
     custom_calls: Any = None
     lock: threading.Lock = field(default_factory=threading.Lock)
     local_hub: Any = None  # send/recv's mailbox when there is no hub (``collectives``)
+    host_channels: Any = None  # this device's SendToHost/RecvFromHost queues (HostChannels)
 
     @property
     def index(self) -> int:

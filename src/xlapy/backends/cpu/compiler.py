@@ -18,6 +18,7 @@ from ...custom_call import lookup_custom_call
 from ...errors import NotFoundError
 from ...hlo.module import HloModule
 from ...opcode import HloOpcode
+from ...passes import COMPILER_TARGETS
 from .codegen import ModuleEmitter
 from .pipeline import cpu_pipeline
 from .runtime import fast_call, jit, native_runtime
@@ -146,14 +147,20 @@ class CpuBackend:
             if instruction.opcode is HloOpcode.CUSTOM_CALL:
                 # Native calls look for a cpu registration; the fallback runs the
                 # interpreter's kernel, which takes one for the interpreter.
+                # Built-in targets (jaxlib's LAPACK ones) run through the fallback and
+                # check their operands here, as the interpreter does.
                 name = instruction.custom_call_target or ""
+                if name in COMPILER_TARGETS:
+                    continue  # a marker the pipeline rewrites away (sharding, ApproxTopK)
                 try:
-                    lookup_custom_call(name, "cpu")
+                    found = lookup_custom_call(name, "cpu")
                 except NotFoundError as missing:
                     try:
-                        lookup_custom_call(name, "interpreter")
+                        found = lookup_custom_call(name, "interpreter")
                     except NotFoundError:
                         raise missing from None
+                if found.check is not None:
+                    found.check(instruction)
         target = target_of(options)
         if not options.cache or options.dump_dir or options.passes:
             return CpuExecutable(compile_program(module, options, target), options)

@@ -14,6 +14,7 @@ from ...errors import InvalidArgumentError
 from ...hlo.module import HloModule
 from ...passes import (
     AlgebraicSimplifier,
+    ApproxTopkExpander,
     AsyncUnwrapper,
     BatchedGatherScatterNormalizer,
     BatchNormExpander,
@@ -77,6 +78,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(OptimizationBarrierRemover())
     pipeline.add(ShardingAnnotationRemover())
     pipeline.add(TopkDecomposer())
+    pipeline.add(ApproxTopkExpander())
     pipeline.add(SortDimensionMover())
     pipeline.add(BatchedGatherScatterNormalizer())
     pipeline.add(ScatterExpander(is_row_scatter))

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...custom_call import lookup_custom_call
-from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, run_on_devices
+from ...distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, HostChannels, run_on_devices
 from ...distributed.checks import check_collectives
 from ...errors import UnimplementedError, XlaError
 from ...evaluator import (
@@ -31,6 +31,7 @@ from ...hlo import parse_module
 from ...hlo.module import HloModule
 from ...literal import Literal
 from ...opcode import HloOpcode
+from ...passes import has_compiler_targets, prepare_markers
 
 PLATFORM = "interpreter"
 
@@ -53,6 +54,11 @@ class InterpreterExecutable:
         self.options = options
         self.num_devices = options.num_replicas * options.num_partitions
         self.feeds = [FeedQueues() for _ in range(self.num_devices)]
+        # Host transfers (send/recv with is_host_transfer): the client's send_to_device and
+        # recv_from_device feed and drain them by channel, per device.
+        self.host_channels = [
+            HostChannels(options.collective_timeout) for _ in range(self.num_devices)
+        ]
         self._rng_states = [[options.rng_seed] for _ in range(self.num_devices)]
         # The RNG state and feeds of a device are used by one run at a time; re-entrant,
         # so that a Python custom-call target may run this executable from inside a run.
@@ -64,7 +70,11 @@ class InterpreterExecutable:
         return sorted({i.opcode.value for i in self.module.instructions()})
 
     def _device_context(self, index: int, hub: CollectiveHub | None) -> DeviceContext:
-        return device_context(self.options, index, hub, self.feeds[index], self._rng_states[index])
+        context = device_context(
+            self.options, index, hub, self.feeds[index], self._rng_states[index]
+        )
+        context.host_channels = self.host_channels[index]
+        return context
 
     def execute(self, arguments: Sequence[Literal]) -> Literal:
         """Run on one device (replica 0, partition 0)."""
@@ -97,6 +107,10 @@ class InterpreterBackend:
 
     def compile(self, module: HloModule, options: InterpreterOptions) -> InterpreterExecutable:
         module.verify()
+        if has_compiler_targets(module):  # markers for a compiler: rewritten as XLA does
+            module = module.clone()
+            prepare_markers(module)
+            module.verify()
         missing = sorted(
             {
                 i.opcode.value
@@ -110,7 +124,9 @@ class InterpreterBackend:
             )
         for instruction in module.instructions():
             if instruction.opcode is HloOpcode.CUSTOM_CALL:
-                lookup_custom_call(instruction.custom_call_target or "", PLATFORM)
+                target = lookup_custom_call(instruction.custom_call_target or "", PLATFORM)
+                if target.check is not None:  # a built-in target checks its operands now
+                    target.check(instruction)
         check_collectives(module.instructions(), options.num_replicas, options.num_partitions)
         return InterpreterExecutable(module, options)
 

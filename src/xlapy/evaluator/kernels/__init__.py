@@ -9,6 +9,8 @@ from . import (  # noqa: F401
     elementwise_math,
     indexing,
     linalg,
+    linalg_lapack,
+    linalg_lapack_eig,
     linalg_ragged,
     movement,
     random,

@@ -1,7 +1,9 @@
 """Evaluator kernels of the control family: ops that call computations or wrap other ops.
 
 while, conditional, call and fusion evaluate their called computations with
-``ctx.call``. custom-call runs a registered target: a Python function gets the
+``ctx.call``. custom-call runs a registered target (a user's registration first,
+else a built-in one, which gets the context, the instruction and the operands:
+jaxlib's LAPACK targets in ``linalg_lapack*``): a Python function gets the
 operands as numpy arrays, a C function gets XLA:CPU's calling convention
 (``void f(void* out, const void** in)``, with tuples passed as arrays of
 pointers to their elements, as XLA's custom_call.md describes). The async and
@@ -156,6 +158,11 @@ def _copy_done(ctx: EvalContext, instruction: HloInstruction, operands: list[Val
 @kernel(Op.CUSTOM_CALL)
 def _custom_call(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     target = lookup_custom_call(instruction.custom_call_target or "", _PLATFORM)
+    if target.kind == "builtin":
+        # xlapy's own targets (custom_call.register_builtin_target) see the instruction.
+        if target.check is not None:
+            target.check(instruction)
+        return target.function(ctx, instruction, operands)  # type: ignore[misc]
     if target.kind == "python":
         result = target.function(*(_read_only(v) for v in operands))  # type: ignore[misc]
         return value_of_shape(

@@ -7,7 +7,8 @@ executable's buffers: ``in`` holds the addresses of copies of the operands
 in the interpreter) and ``out`` the result's (a table of addresses for a tuple
 result). No trip through Python. A Python target is a host callback: native code
 calls it with views of the buffers (``fallback.emit_host_callback``). Status-returning
-C ABIs and output-to-operand aliasing go through the interpreter's kernel (the fallback).
+C ABIs, output-to-operand aliasing and xlapy's built-in targets (jaxlib's LAPACK
+``lapack_*_ffi``) go through the interpreter's kernel (the fallback).
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ def _custom_call(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     if target.kind == "python":
         emit_host_callback(fe, instruction)
         return
+    if target.kind == "builtin":
+        # xlapy's own targets (jaxlib's lapack_*_ffi): the evaluator's kernel through the
+        # fallback, on scipy's LAPACK; native LAPACK calls are a later step.
+        raise NotEmittable(f"custom-call {name!r}: built-in target, no native emitter yet")
     if target.kind != "c" or version not in _ORIGINAL:
         raise NotEmittable(f"custom-call {name!r}: a {target.kind} target with {version.name}")
     if instruction.attribute("output_to_operand_aliasing"):

@@ -18,13 +18,13 @@ from __future__ import annotations
 import ctypes
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ....distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, run_on_devices
+from ....distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, HostChannels, run_on_devices
 from ....errors import InvalidArgumentError, XlaError
 from ....evaluator import DeviceContext, EvalContext, FeedQueues, device_context
 from ....hlo.module import HloModule
@@ -119,6 +119,10 @@ class CpuExecutable:
         self.options = options
         self.num_devices = options.num_replicas * options.num_partitions
         self.feeds = [FeedQueues() for _ in range(self.num_devices)]
+        # Host transfers (send/recv with is_host_transfer), fed and drained by the client.
+        self.host_channels = [
+            HostChannels(options.collective_timeout) for _ in range(self.num_devices)
+        ]
         self._rng_states = [fallback.RngCell(options.rng_seed) for _ in range(self.num_devices)]
         code = program.code
         self._entry = code.cfunction(
@@ -165,10 +169,16 @@ class CpuExecutable:
             self._fast_arena = self._arena_address(self._arena)
         self._single_result = declared.result.is_array
 
-    def __del__(self) -> None:
+    def __del__(
+        self,
+        unregister: Callable[[int], None] = fallback.unregister_run,
+        finalizing: Callable[[], bool] = sys.is_finalizing,
+    ) -> None:
+        # Bound at definition: collected at interpreter exit, the module's globals may be
+        # gone; the run table goes with the process then.
         key = getattr(self, "_run_key", 0)
-        if key:
-            fallback.unregister_run(key)
+        if key and not finalizing():
+            unregister(key)
 
     # -- facts -------------------------------------------------------------------------------
     @property
@@ -337,7 +347,11 @@ class CpuExecutable:
         return _relayout(self._result_shape, iter(leaves))
 
     def _device_context(self, index: int, hub: CollectiveHub | None) -> DeviceContext:
-        return device_context(self.options, index, hub, self.feeds[index], self._rng_states[index])
+        context = device_context(
+            self.options, index, hub, self.feeds[index], self._rng_states[index]
+        )
+        context.host_channels = self.host_channels[index]
+        return context
 
     def execute_replicated(self, arguments: Sequence[Sequence[Literal]]) -> list[Literal]:
         if len(arguments) != self.num_devices:

@@ -43,8 +43,10 @@ import ctypes
 import ctypes.util
 import functools
 import os
+import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
@@ -258,9 +260,18 @@ class _Engine:
         engine._owned = True
         context._owned = True
 
-    def __del__(self, lock: threading.RLock = _lock, lib: object = llvm.ffi.lib) -> None:
+    def __del__(
+        self,
+        lock: threading.RLock = _lock,
+        lib: object = llvm.ffi.lib,
+        finalizing: Callable[[], bool] = sys.is_finalizing,
+    ) -> None:
         # (Bound at definition: at interpreter exit the module's globals may already be
-        # gone when the last engines are collected.)
+        # gone when the last engines are collected.) At exit, llvmlite's own bindings may
+        # be torn down before the last engine is collected; the process is ending and its
+        # memory goes with it, so nothing is freed then.
+        if finalizing():
+            return
         with lock:
             lib.LLVMPY_DisposeExecutionEngine(self._engine_pointer)
             lib.LLVMPY_ContextDispose(self._context_pointer)
