@@ -11,6 +11,7 @@ from xlapy.backends.interpreter import run
 from xlapy.custom_call import unregister_custom_call
 from xlapy.opcode import HloOpcode
 from xlapy.stablehlo import parse_program
+from xlapy.xla_data import CustomCallApiVersion
 
 
 def lower_text(text: str, function: str | None = None):
@@ -185,7 +186,12 @@ def test_sharding_annotation_is_the_identity():
       return %0 : tensor<2xf32>
     }"""
     module = lower_text(text)
-    assert all(i.opcode is not HloOpcode.CUSTOM_CALL for i in module.entry.instructions)
+    # kept, as XLA keeps it, for a partitioner; on one device it is the identity
+    (call,) = [i for i in module.entry.instructions if i.opcode is HloOpcode.CUSTOM_CALL]
+    assert call.custom_call_target == "Sharding"
+    assert "sharding={replicated}" in module.to_text()
+    x = np.array([1.5, -2.0], np.float32)
+    np.testing.assert_array_equal(run(module, x), x)
 
 
 def test_optimization_barrier_and_tokens():
@@ -238,7 +244,8 @@ def test_jax_ffi_dictionary_config():
       return %0 : tensor<2xf32>
     }"""
     call = next(i for i in lower_text(text).entry.instructions if i.opcode is HloOpcode.CUSTOM_CALL)
-    assert call.attribute("backend_config") == "{uplo = 76 : i64}"
+    assert call.attribute("backend_config") == "{uplo = 76 : ui8}"
+    assert call.attribute("api_version") is CustomCallApiVersion.API_VERSION_TYPED_FFI
 
 
 def test_block_arguments_shadow_outer_constants():

@@ -134,8 +134,8 @@ def test_structure_errors() -> None:
 
 
 def test_constructs_xlapy_cannot_represent() -> None:
-    with pytest.raises(UnimplementedError, match="module-level op 'sdy.mesh'"):
-        parse_mlir('module {\n  sdy.mesh @mesh = <["x"=2]>\n}\n')
+    with pytest.raises(UnimplementedError, match="module-level op 'sdy.manual_axes'"):
+        parse_mlir('module {\n  sdy.manual_axes @mesh = <["x"=2]>\n}\n')
     with pytest.raises(UnimplementedError, match="successor blocks"):
         parse_mlir('func.func @f() {\n  "cf.br"()[^bb1] : () -> ()\n^bb1:\n  func.return\n}\n')
     with pytest.raises(UnimplementedError, match="pretty form of 'foo.bar'"):

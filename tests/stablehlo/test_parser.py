@@ -230,8 +230,17 @@ def test_enum_and_dialect_attributes() -> None:
     assert attr_of("#stablehlo.type_extensions<bounds = [4, ?]>") == ast.DialectAttr(
         "stablehlo.type_extensions", {"bounds": [4, None]}
     )
-    opaque = attr_of('#sdy.sharding<@mesh, [{}, {"x"}]>')
-    assert opaque == ast.OpaqueAttr('#sdy.sharding<@mesh, [{}, {"x"}]>')
+    assert attr_of('#sdy.sharding<@mesh, [{}, {"x", ?}p1], replicated={"y"}>') == ast.SdySharding(
+        "mesh",
+        (ast.SdyDim(()), ast.SdyDim((ast.SdyAxis("x"),), closed=False, priority=1)),
+        replicated=(ast.SdyAxis("y"),),
+    )
+    assert attr_of('#sdy<manual_axes{"x", "y"}>') == ast.SdyManualAxes(("x", "y"))
+    assert attr_of('#sdy.mesh<["x"=2, "y"=1], device_ids=[1, 0]>') == ast.SdyMesh(
+        (("x", 2), ("y", 1)), (1, 0)
+    )
+    opaque = attr_of("#sdy.op_sharding_rule<([i, j])->([i, j]) {i=3, j=3}, custom>")
+    assert opaque == ast.OpaqueAttr("#sdy.op_sharding_rule<([i, j])->([i, j]) {i=3, j=3}, custom>")
 
 
 def test_convolution_dimension_numbers_in_both_spellings() -> None:

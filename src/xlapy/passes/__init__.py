@@ -4,6 +4,7 @@ Code outside the package imports passes from here, by class name, so that the
 files behind them can move without breaking their users.
 """
 
+from ..hlo.module import HloModule
 from .expand.control_async import AsyncUnwrapper
 from .expand.indexing_batching import BatchedGatherScatterNormalizer
 from .expand.indexing_gather import GatherExpander
@@ -14,9 +15,14 @@ from .expand.linalg_dot import DotCanonicalizer
 from .expand.linalg_dot_types import DotTypeWidener, LinalgTypeWidener
 from .expand.linalg_fft import FftExpander, unit_roots
 from .expand.linalg_ragged import RaggedDotExpander, ScaledDotExpander
-from .expand.movement_barriers import OptimizationBarrierRemover, ShardingAnnotationRemover
+from .expand.movement_barriers import (
+    ANNOTATION_TARGETS,
+    OptimizationBarrierRemover,
+    ShardingAnnotationRemover,
+)
 from .expand.random_bits import RngBitGeneratorExpander
 from .expand.random_rng import RngExpander
+from .expand.reductions_approx_topk import APPROX_TOPK_TARGET, ApproxTopkExpander
 from .expand.reductions_select_scatter import SelectAndScatterExpander
 from .expand.reductions_sort import SortDimensionMover
 from .expand.reductions_topk import TopkDecomposer
@@ -33,8 +39,29 @@ from .simplify.reduction_splitter import ReductionSplitter
 from .simplify.tuple_simplifier import TupleSimplifier
 from .simplify.while_licm import WhileLoopInvariantCodeMotion
 
+# Custom-call targets that are markers for the compiler, not functions to call: sharding
+# annotations and Shardy's round-trip calls (removed on one device), and ApproxTopK (an
+# exact top-k). Backends look no registration up for them; ``prepare_markers`` rewrites
+# them away.
+COMPILER_TARGETS = ANNOTATION_TARGETS | {APPROX_TOPK_TARGET}
+
+
+def has_compiler_targets(module: HloModule) -> bool:
+    return any(i.custom_call_target in COMPILER_TARGETS for i in module.instructions())
+
+
+def prepare_markers(module: HloModule) -> None:
+    """Rewrite the ``COMPILER_TARGETS`` calls of ``module`` (in place) into plain HLO, for a
+    backend that runs no pipeline of its own (the interpreter)."""
+    ShardingAnnotationRemover().run(module)
+    ApproxTopkExpander().run(module)
+
 __all__ = [
+    "ANNOTATION_TARGETS",
+    "APPROX_TOPK_TARGET",
+    "COMPILER_TARGETS",
     "AlgebraicSimplifier",
+    "ApproxTopkExpander",
     "AsyncUnwrapper",
     "BatchNormExpander",
     "BatchedGatherScatterNormalizer",
@@ -72,6 +99,8 @@ __all__ = [
     "TupleSimplifier",
     "WhileLoopInvariantCodeMotion",
     "default_can_emit",
+    "has_compiler_targets",
+    "prepare_markers",
     "run_passes",
     "unit_roots",
 ]

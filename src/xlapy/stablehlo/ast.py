@@ -50,6 +50,29 @@ class FunctionType:
 # and one of the classes below otherwise.
 
 
+class TypedInt(int):
+    """An integer of a typed-FFI dictionary (``mode = 86 : ui8``): the value, and its
+    text as written, which XLA carries verbatim into the HLO ``backend_config``."""
+
+    text: str
+
+    def __new__(cls, value: int, text: str) -> TypedInt:
+        obj = super().__new__(cls, value)
+        obj.text = text
+        return obj
+
+
+class TypedFloat(float):
+    """A float of a typed-FFI dictionary (``recall_target = 0.949999988 : f32``)."""
+
+    text: str
+
+    def __new__(cls, value: float, text: str) -> TypedFloat:
+        obj = super().__new__(cls, value)
+        obj.text = text
+        return obj
+
+
 @dataclass(frozen=True)
 class DenseElements:
     """``dense<...> : tensor<...>`` (splat, nested lists or hex): a host value."""
@@ -102,6 +125,54 @@ class OpaqueAttr:
     """An attribute the parser read but does not model, kept as its text."""
 
     text: str
+
+
+# -- Shardy (``sdy``) attributes -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SdyAxis:
+    """A mesh axis ``"x"``, or its sub-axis ``"x":(pre_size)size``."""
+
+    name: str
+    pre_size: int | None = None
+    size: int | None = None
+
+
+@dataclass(frozen=True)
+class SdyDim:
+    """How one dimension is sharded: ``{"x", "y"}`` (major to minor), ``{"x", ?}`` (open),
+    with an optional priority ``p1``."""
+
+    axes: tuple[SdyAxis, ...]
+    closed: bool = True
+    priority: int | None = None
+
+
+@dataclass(frozen=True)
+class SdyMesh:
+    """``<["x"=2, "y"=4]>`` and its optional ``device_ids=[...]`` (iota when empty)."""
+
+    axes: tuple[tuple[str, int], ...]
+    device_ids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class SdySharding:
+    """``#sdy.sharding<@mesh, [{"x"}, {}], replicated={"y"}>``: ``mesh`` is the name of
+    a module-level ``sdy.mesh`` or an inline :class:`SdyMesh`."""
+
+    mesh: str | SdyMesh
+    dims: tuple[SdyDim, ...]
+    replicated: tuple[SdyAxis, ...] = ()
+    unreduced: tuple[SdyAxis, ...] = ()
+
+
+@dataclass(frozen=True)
+class SdyManualAxes:
+    """``#sdy<manual_axes{"x", "y"}>`` (a ``manual_computation``'s manual axes)."""
+
+    axes: tuple[str, ...]
 
 
 # -- operations ------------------------------------------------------------------------------
@@ -174,5 +245,12 @@ __all__ = [
     "OpaqueAttr",
     "Operation",
     "Region",
+    "SdyAxis",
+    "SdyDim",
+    "SdyManualAxes",
+    "SdyMesh",
+    "SdySharding",
     "SymbolRef",
+    "TypedFloat",
+    "TypedInt",
 ]

@@ -6,7 +6,8 @@ family fills the table (``elementwise``, ``movement``, ``indexing``,
 ``reductions``, ``linalg``, ``control``, ``collectives``, ``random``,
 ``transfers``), as do ``chlo`` (CHLO's decompositions), ``checks`` (the
 conformance suite's ``check.*`` / ``interpreter.*`` ops) and
-``custom_targets`` (LAPACK custom calls HLO can say directly). ``attrs``
+``custom_targets`` (LAPACK custom calls HLO can say directly) and
+``control_sharding`` (Shardy and GSPMD shardings as HLO shardings and manual regions). ``attrs``
 reads attributes, ``errors`` makes errors that name the op and its line.
 Importing this package fills the table.
 """
@@ -16,6 +17,7 @@ from . import (  # noqa: F401  (each registers its lowerings)
     chlo,
     collectives,
     control,
+    control_sharding,
     elementwise,
     indexing,
     linalg,

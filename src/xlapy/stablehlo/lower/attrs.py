@@ -207,6 +207,8 @@ def channel_id(op: ast.Operation) -> int | None:
 
 def mlir_text(value: Any) -> str:
     """An attribute value in MLIR syntax, as XLA carries dictionaries in HLO strings."""
+    if isinstance(value, ast.TypedInt | ast.TypedFloat):
+        return value.text
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, np.integer)):

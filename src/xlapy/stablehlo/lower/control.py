@@ -15,7 +15,7 @@ from typing import Any
 from ... import ops
 from ...builder import XlaOp
 from ...shape import Shape
-from ...xla_data import CustomCallApiVersion, OutputOperandAliasing
+from ...xla_data import CustomCallApiVersion, FrontendAttributes, OutputOperandAliasing
 from .. import ast
 from .attrs import (
     attr,
@@ -28,6 +28,7 @@ from .attrs import (
     symbol,
 )
 from .checks import lower_check_custom_call
+from .control_sharding import GSPMD_TARGETS, lower_gspmd_call
 from .core import Ctx, free_values, lowering, results_of
 from .custom_targets import known_target
 from .errors import invalid
@@ -150,14 +151,15 @@ def _composite(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
 
 # -- custom_call --------------------------------------------------------------------------------------
 
-# Targets that only annotate a value (sharding, SPMD shape conversions on one device).
-_ANNOTATIONS = frozenset(
-    {"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement"}
-)
+# Targets that only annotate a value with a device placement (an identity here).
+_ANNOTATIONS = frozenset({"annotate_device_placement"})
 
 
 def _api_version(op: ast.Operation) -> CustomCallApiVersion:
     value = op.attributes.get("api_version")
+    if isinstance(op.attributes.get("mhlo.backend_config"), dict):
+        # A typed-FFI call: XLA's exporter makes it API_VERSION_TYPED_FFI whatever it says.
+        return CustomCallApiVersion.API_VERSION_TYPED_FFI
     if value is None:
         return CustomCallApiVersion.API_VERSION_ORIGINAL
     if isinstance(value, int):
@@ -211,15 +213,20 @@ def _custom_call(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
     known = known_target(target)
     if known is not None:
         return known(ctx, op)
+    if target in GSPMD_TARGETS:
+        return lower_gspmd_call(ctx, op, target)
     operands = ctx.operands(op)
     results = [ctx.result_shape(op, i) for i in range(len(op.results))]
     if target in _ANNOTATIONS and len(operands) == 1 and len(results) == 1:
         if operands[0].shape.without_layout() == results[0].without_layout():
             return operands
-    # Typed-FFI calls (api_version 4) from JAX carry a dictionary in mhlo.backend_config.
-    config = op.attributes.get("backend_config") or op.attributes.get("mhlo.backend_config") or ""
+    # Typed-FFI calls (api_version 4) from JAX carry a dictionary in mhlo.backend_config,
+    # which HLO text prints as MLIR writes it (backend_config={mode = 86 : ui8}).
+    config = op.attributes.get("mhlo.backend_config")
+    if not isinstance(config, dict):
+        config = op.attributes.get("backend_config") or config or ""
     if isinstance(config, dict):
-        opaque = mlir_text(config) if config else ""
+        opaque = mlir_text(config)
     elif isinstance(config, ast.DialectAttr | ast.OpaqueAttr):
         opaque = mlir_text(config)
     else:
@@ -256,7 +263,24 @@ def _custom_call(ctx: Ctx, op: ast.Operation) -> list[XlaOp]:
             shapes = callee.program_shape.parameters
             computations.append(ctx.builder.computation_arg(callee, shapes, "CustomCall", "callee"))
         value.instruction.set_attribute("called_computations", computations)
+    frontend = _frontend_attributes(op)
+    if frontend:
+        value.instruction.set_attribute("frontend_attributes", FrontendAttributes(frontend))
     return _conditional_results(ctx, value, op)
+
+
+def _frontend_attributes(op: ast.Operation) -> dict[str, str]:
+    """``mhlo.frontend_attributes`` (strings) and a Shardy ``sdy.sharding_rule``, which
+    XLA's exporter carries as the frontend attribute ``xla.sdy.sharding_rule``."""
+    out: dict[str, str] = {}
+    given = op.attributes.get("mhlo.frontend_attributes")
+    if isinstance(given, dict):
+        for key, v in given.items():
+            out[key] = v if isinstance(v, str) else mlir_text(v)
+    rule = op.attributes.get("sdy.sharding_rule")
+    if rule is not None:
+        out["xla.sdy.sharding_rule"] = mlir_text(rule)
+    return out
 
 
 __all__ = ["captured_values"]

@@ -48,7 +48,14 @@ Lowering = Callable[["Ctx", ast.Operation], list[XlaOp]]
 
 LOWERINGS: dict[str, Lowering] = {}
 
-RETURN_OPS = frozenset({"func.return", "return", "stablehlo.return", "mhlo.return"})
+RETURN_OPS = frozenset({"func.return", "return", "stablehlo.return", "mhlo.return", "sdy.return"})
+
+# Hooks that read attributes every op or function may carry (shardings): filled by the
+# modules that know them (``control_sharding``), called after an op or a function is lowered.
+# An op's: (ctx, op, its results, the instructions its lowering made).
+RESULT_ANNOTATORS: list[Callable[[Ctx, ast.Operation, list[XlaOp], list[Any]], None]] = []
+# A function's: (ctx, function, its parameters, its results) -> the results to return.
+FUNCTION_ANNOTATORS: list[Callable[[Ctx, ast.Function, list[XlaOp], list[XlaOp]], list[XlaOp]]] = []
 
 
 def lowering(*names: str) -> Callable[[Lowering], Lowering]:
@@ -367,12 +374,15 @@ class Ctx:
                         f"result {i} is declared {t.text} ({declared}) but the operands give "
                         f"{actual}",
                     )
+            made = self.builder._computation.instructions[start:]
+            for annotate in RESULT_ANNOTATORS:
+                annotate(self, op, results, made)
         except XlaError as error:
             raise located(error, op) from error
         except (ValueError, TypeError, KeyError, IndexError) as error:
             # A malformed op (operand or attribute counts) that a lowering unpacked blindly.
             raise invalid(op, f"malformed op ({type(error).__name__}: {error})") from error
-        self._stamp(self.builder._computation.instructions[start:], op)
+        self._stamp(made, op)
         for i, (name, value) in enumerate(zip(op.results, results, strict=True)):
             self.values[name] = value
             self.definitions[name] = (op, i)
@@ -521,9 +531,11 @@ class ProgramLowering:
         self._active.append(function.name)
         try:
             ctx = Ctx(self, builder, function.name)
+            params = []
             for i, (name, t) in enumerate(function.arguments):
                 shape = _function_type_shape(t, function, f"argument {name}")
-                ctx.bind(name, ops.Parameter(builder, i, shape, _param_name(name, i)))
+                params.append(ops.Parameter(builder, i, shape, _param_name(name, i)))
+                ctx.bind(name, params[-1])
             if len(function.body.blocks) != 1:
                 raise UnimplementedError(
                     f"@{function.name} at line {function.line}: functions with "
@@ -542,6 +554,8 @@ class ProgramLowering:
                         f"@{function.name} at line {function.line}: result {i} is declared "
                         f"{t.text} but the function returns {value.shape}"
                     )
+            for annotate in FUNCTION_ANNOTATORS:
+                results = annotate(ctx, function, params, results)
             root = ctx.pack(results) if results else ops.Tuple(builder, [])
             return builder.build(root)
         finally:
@@ -594,7 +608,9 @@ def lower_module(
 
 
 __all__ = [
+    "FUNCTION_ANNOTATORS",
     "LOWERINGS",
+    "RESULT_ANNOTATORS",
     "Ctx",
     "ProgramLowering",
     "entry_function_name",

@@ -30,8 +30,11 @@ from ..ast import (
     MlirType,
     OpaqueAttr,
     SymbolRef,
+    TypedFloat,
+    TypedInt,
 )
 from .lexer import BARE_ID, MAX_NESTING, NUMBER, SYMBOL, unescape
+from .sdy import SDY_ATTRIBUTE_BODIES, parse_manual_axes_body
 from .types import BUILTIN_SCALAR
 
 _DIALECT_ATTR = re.compile(r"#([A-Za-z_][A-Za-z0-9_$]*)((?:\.[A-Za-z0-9_$]+)*)")
@@ -222,7 +225,42 @@ class AttrMixin:
                 key = self.bare_id("an attribute name")
             if key in out:
                 raise self.error(f"duplicate attribute '{key}'", key_pos)
-            out[key] = self.parse_attribute() if self.eat("=") else True
+            if not self.eat("="):
+                out[key] = True
+            elif key == "mhlo.backend_config" and self.at("{"):
+                out[key] = self.parse_typed_dict()
+            else:
+                out[key] = self.parse_attribute()
+            if not self.eat(","):
+                break
+        self.expect("}", "',' or '}' in an attribute dictionary")
+        return out
+
+    def parse_typed_dict(self) -> dict:
+        """A typed-FFI dictionary: its numbers keep the text they were written with
+        (``86 : ui8``, as ``TypedInt``/``TypedFloat``), which XLA carries into HLO."""
+        self.expect("{")
+        out: dict = {}
+        if self.eat("}"):
+            return out
+        while True:
+            key_pos = self.skip()
+            key = self.string() if self.at('"') else self.bare_id("an attribute name")
+            if key in out:
+                raise self.error(f"duplicate attribute '{key}'", key_pos)
+            if not self.eat("="):
+                out[key] = True
+                if not self.eat(","):
+                    break
+                continue
+            start = self.skip()
+            value = self.parse_typed_dict() if self.at("{") else self.parse_attribute()
+            text = " ".join(self.text[start : self.pos].split())
+            if isinstance(value, int) and not isinstance(value, bool):
+                value = TypedInt(value, text)
+            elif isinstance(value, float):
+                value = TypedFloat(value, text)
+            out[key] = value
             if not self.eat(","):
                 break
         self.expect("}", "',' or '}' in an attribute dictionary")
@@ -527,6 +565,11 @@ class AttrMixin:
             if name in self.attr_aliases:
                 return self.attr_aliases[name]
             raise self.error(f"undefined attribute alias {name}", start)
+        if not rest and dialect == "sdy":  # #sdy<manual_axes{"x"}>
+            self.expect("<")
+            value = parse_manual_axes_body(self)
+            self.expect(">", "'>' closing #sdy<manual_axes...>")
+            return value
         if not rest:  # #stablehlo<comparison_direction LT>
             save = self.pos
             self.pos += 1
@@ -691,6 +734,7 @@ _SPECIAL_BODIES = {
     "stablehlo.type_extensions": _type_extensions_body,
     "mhlo.type_extensions": _type_extensions_body,
     "stablehlo.conv": _conv_body,
+    **SDY_ATTRIBUTE_BODIES,
 }
 
 __all__ = ["AttrMixin", "DIALECT_DEFAULTS"]

@@ -38,6 +38,7 @@ from ..ast import (
 )
 from .attrs import DIALECT_DEFAULTS
 from .lexer import SSA_USE
+from .sdy import SDY_FORMATS
 from .types import element_name, tuple_elements, with_element_type
 
 _EXPONENT_MANTISSA = re.compile(r"e([0-9]+)m([0-9]+)")
@@ -718,6 +719,7 @@ PRETTY_FORMATS: dict[str, tuple | Callable] = {
     "stablehlo.while": _parse_while,
     "stablehlo.reduce": _parse_reduce,
     "stablehlo.optimization_barrier": _parse_optimization_barrier,
+    **SDY_FORMATS,
 }
 
 __all__ = [

@@ -43,7 +43,10 @@ Conventions the lowering relies on (see ``ast`` for the value types):
   builds: one block of two scalar arguments applying the op and returning it.
 * Results nobody names (``interpreter.print %x : T`` has one) get fresh names
   ``%__N`` so that ``results`` and ``result_types`` always line up.
-* Only ``func.func`` may appear in a module; other module-level ops and
+* Shardy meshes (``sdy.mesh @m = <["x"=2]>``) are kept in the module's attributes as
+  ``sdy.meshes`` (name -> ``SdyMesh``), and ``#sdy.sharding`` attributes are
+  ``SdySharding`` values (``parse/sdy.py``).
+* Only ``func.func`` (and ``sdy.mesh``) may appear in a module; other module-level ops and
   successor blocks raise ``UnimplementedError``. ``stablehlo.if``/``case`` and
   the collectives have no pretty form in StableHLO and are read generically.
 """
@@ -57,6 +60,7 @@ from ..ast import Function, FunctionType, Module, Region
 from .attrs import AttrMixin
 from .lexer import SSA_USE, Scanner
 from .ops import OpMixin
+from .sdy import parse_mesh_op
 from .types import TypeMixin
 
 # Like MLIR, a line holding the marker anywhere splits (even "// // -----").
@@ -164,7 +168,7 @@ class _Parser(OpMixin, AttrMixin, TypeMixin, Scanner):
                 attrs.update(self.parse_attr_dict())
                 self.expect(">")
             self.expect("(", "'(' before the module's region")
-            functions = self._parse_module_body()
+            functions = self._parse_module_body(attrs)
             self.expect(")", "')' after the module's region")
             if self.at("{"):
                 attrs.update(self.parse_attr_dict())
@@ -178,13 +182,14 @@ class _Parser(OpMixin, AttrMixin, TypeMixin, Scanner):
             attrs = self.parse_attr_dict() if self.eat_word("attributes") else {}
             if name_attr is not None:
                 attrs["sym_name"] = name_attr.name
-            functions = self._parse_module_body()
+            functions = self._parse_module_body(attrs)
         self.skip_location()
         name = attrs.pop("sym_name", None)
         attrs.pop("sym_visibility", None)
         return Module(name, attrs, functions, line)
 
-    def _parse_module_body(self) -> list[Function]:
+    def _parse_module_body(self, attrs: dict) -> list[Function]:
+        """The functions; Shardy meshes (``sdy.mesh``) go to ``attrs["sdy.meshes"]``."""
         self.expect("{", "'{' starting the module body")
         functions: list[Function] = []
         while not self.at("}"):
@@ -193,6 +198,12 @@ class _Parser(OpMixin, AttrMixin, TypeMixin, Scanner):
                 raise self.error("expected '}' closing the module, found end of input")
             if self.at_word("func.func") or self.at('"func.func"'):
                 functions.append(self._parse_function())
+            elif self.at_word("sdy.mesh") or self.at('"sdy.mesh"'):
+                name, mesh = parse_mesh_op(self)
+                meshes = attrs.setdefault("sdy.meshes", {})
+                if name in meshes:
+                    raise self.error(f"redefinition of mesh @{name}", pos)
+                meshes[name] = mesh
             elif self.at_word("module") or self.at('"builtin.module"'):
                 line, _ = self.line_column(pos)
                 raise UnimplementedError(f"line {line}: nested modules are not supported")
