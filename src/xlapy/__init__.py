@@ -103,7 +103,7 @@ __all__ = [
 # Subpackages a user reaches as attributes (``xlapy.stablehlo.parse_module(...)``) without
 # importing them by hand; imported on first use, so ``import xlapy`` stays light.
 _LAZY_SUBMODULES = frozenset(
-    {"atlas", "backends", "cli", "conformance", "distributed", "hlo", "lib", "passes",
+    {"atlas", "backends", "cli", "conformance", "distributed", "hlo", "jax", "lib", "passes",
      "shape_inference", "stablehlo", "testing"}
 )  # fmt: skip
 

@@ -61,7 +61,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "tools",
         (
             "xlapy", "xlapy.testing", "xlapy.conformance", "xlapy.cli", "xlapy.demo",
-            "xlapy.atlas",
+            "xlapy.atlas", "xlapy.jax",
         ),
     ),
 ]  # fmt: skip

@@ -1,0 +1,107 @@
+module @jit_mlp_sgd_step_f64 attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<16xf64>, %arg1: tensor<3xf64>, %arg2: tensor<8x16xf64>, %arg3: tensor<16x3xf64>, %arg4: tensor<12x8xf64>, %arg5: tensor<12x3xf64>) -> (tensor<f64> {jax.result_info = "result[0]"}, tensor<16xf64> {jax.result_info = "result[1]['b1']"}, tensor<3xf64> {jax.result_info = "result[1]['b2']"}, tensor<8x16xf64> {jax.result_info = "result[1]['w1']"}, tensor<16x3xf64> {jax.result_info = "result[1]['w2']"}) {
+    %0 = stablehlo.dot_general %arg4, %arg2, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<12x8xf64>, tensor<8x16xf64>) -> tensor<12x16xf64>
+    %1 = stablehlo.broadcast_in_dim %arg0, dims = [1] : (tensor<16xf64>) -> tensor<1x16xf64>
+    %2 = stablehlo.broadcast_in_dim %1, dims = [0, 1] : (tensor<1x16xf64>) -> tensor<12x16xf64>
+    %3 = stablehlo.add %0, %2 : tensor<12x16xf64>
+    %4 = call @relu(%3) : (tensor<12x16xf64>) -> tensor<12x16xf64>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %5 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f64>) -> tensor<12x16xf64>
+    %6 = stablehlo.compare GT, %3, %5, FLOAT : (tensor<12x16xf64>, tensor<12x16xf64>) -> tensor<12x16xi1>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %7 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f64>) -> tensor<12x16xf64>
+    %8 = stablehlo.dot_general %4, %arg3, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<12x16xf64>, tensor<16x3xf64>) -> tensor<12x3xf64>
+    %9 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<3xf64>) -> tensor<1x3xf64>
+    %10 = stablehlo.broadcast_in_dim %9, dims = [0, 1] : (tensor<1x3xf64>) -> tensor<12x3xf64>
+    %11 = stablehlo.add %8, %10 : tensor<12x3xf64>
+    %12:3 = call @log_softmax(%11) : (tensor<12x3xf64>) -> (tensor<12x3xf64>, tensor<12x3xf64>, tensor<12x1xf64>)
+    %13 = stablehlo.multiply %12#0, %arg5 : tensor<12x3xf64>
+    %cst_1 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %14 = stablehlo.reduce(%13 init: %cst_1) applies stablehlo.add across dimensions = [1] : (tensor<12x3xf64>, tensor<f64>) -> tensor<12xf64>
+    %cst_2 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %15 = stablehlo.reduce(%14 init: %cst_2) applies stablehlo.add across dimensions = [0] : (tensor<12xf64>, tensor<f64>) -> tensor<f64>
+    %cst_3 = stablehlo.constant dense<1.200000e+01> : tensor<f64>
+    %16 = stablehlo.divide %15, %cst_3 : tensor<f64>
+    %17 = stablehlo.negate %16 : tensor<f64>
+    %cst_4 = stablehlo.constant dense<1.000000e+00> : tensor<f64>
+    %18 = stablehlo.negate %cst_4 : tensor<f64>
+    %cst_5 = stablehlo.constant dense<1.200000e+01> : tensor<f64>
+    %19 = stablehlo.divide %18, %cst_5 : tensor<f64>
+    %20 = stablehlo.broadcast_in_dim %19, dims = [] : (tensor<f64>) -> tensor<12xf64>
+    %21 = stablehlo.broadcast_in_dim %20, dims = [0] : (tensor<12xf64>) -> tensor<12x3xf64>
+    %22 = stablehlo.multiply %21, %arg5 : tensor<12x3xf64>
+    %23 = call @log_softmax_0(%12#1, %12#2, %22) : (tensor<12x3xf64>, tensor<12x1xf64>, tensor<12x3xf64>) -> tensor<12x3xf64>
+    %cst_6 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %24 = stablehlo.reduce(%23 init: %cst_6) applies stablehlo.add across dimensions = [0] : (tensor<12x3xf64>, tensor<f64>) -> tensor<3xf64>
+    %25 = stablehlo.reshape %24 : (tensor<3xf64>) -> tensor<1x3xf64>
+    %cst_7 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %26 = stablehlo.reduce(%25 init: %cst_7) applies stablehlo.add across dimensions = [0] : (tensor<1x3xf64>, tensor<f64>) -> tensor<3xf64>
+    %27 = stablehlo.dot_general %23, %4, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<12x3xf64>, tensor<12x16xf64>) -> tensor<3x16xf64>
+    %28 = stablehlo.transpose %27, dims = [1, 0] : (tensor<3x16xf64>) -> tensor<16x3xf64>
+    %29 = stablehlo.dot_general %23, %arg3, contracting_dims = [1] x [1], precision = [DEFAULT, DEFAULT] : (tensor<12x3xf64>, tensor<16x3xf64>) -> tensor<12x16xf64>
+    %cst_8 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %30 = stablehlo.broadcast_in_dim %cst_8, dims = [] : (tensor<f64>) -> tensor<12x16xf64>
+    %31 = stablehlo.select %6, %29, %30 : tensor<12x16xi1>, tensor<12x16xf64>
+    %cst_9 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %32 = stablehlo.reduce(%31 init: %cst_9) applies stablehlo.add across dimensions = [0] : (tensor<12x16xf64>, tensor<f64>) -> tensor<16xf64>
+    %33 = stablehlo.reshape %32 : (tensor<16xf64>) -> tensor<1x16xf64>
+    %cst_10 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %34 = stablehlo.reduce(%33 init: %cst_10) applies stablehlo.add across dimensions = [0] : (tensor<1x16xf64>, tensor<f64>) -> tensor<16xf64>
+    %35 = stablehlo.dot_general %31, %arg4, contracting_dims = [0] x [0], precision = [DEFAULT, DEFAULT] : (tensor<12x16xf64>, tensor<12x8xf64>) -> tensor<16x8xf64>
+    %36 = stablehlo.transpose %35, dims = [1, 0] : (tensor<16x8xf64>) -> tensor<8x16xf64>
+    %cst_11 = stablehlo.constant dense<1.000000e-01> : tensor<f64>
+    %37 = stablehlo.broadcast_in_dim %cst_11, dims = [] : (tensor<f64>) -> tensor<16xf64>
+    %38 = stablehlo.multiply %37, %34 : tensor<16xf64>
+    %39 = stablehlo.subtract %arg0, %38 : tensor<16xf64>
+    %cst_12 = stablehlo.constant dense<1.000000e-01> : tensor<f64>
+    %40 = stablehlo.broadcast_in_dim %cst_12, dims = [] : (tensor<f64>) -> tensor<3xf64>
+    %41 = stablehlo.multiply %40, %26 : tensor<3xf64>
+    %42 = stablehlo.subtract %arg1, %41 : tensor<3xf64>
+    %cst_13 = stablehlo.constant dense<1.000000e-01> : tensor<f64>
+    %43 = stablehlo.broadcast_in_dim %cst_13, dims = [] : (tensor<f64>) -> tensor<8x16xf64>
+    %44 = stablehlo.multiply %43, %36 : tensor<8x16xf64>
+    %45 = stablehlo.subtract %arg2, %44 : tensor<8x16xf64>
+    %cst_14 = stablehlo.constant dense<1.000000e-01> : tensor<f64>
+    %46 = stablehlo.broadcast_in_dim %cst_14, dims = [] : (tensor<f64>) -> tensor<16x3xf64>
+    %47 = stablehlo.multiply %46, %28 : tensor<16x3xf64>
+    %48 = stablehlo.subtract %arg3, %47 : tensor<16x3xf64>
+    return %17, %39, %42, %45, %48 : tensor<f64>, tensor<16xf64>, tensor<3xf64>, tensor<8x16xf64>, tensor<16x3xf64>
+  }
+  func.func private @relu(%arg0: tensor<12x16xf64>) -> tensor<12x16xf64> {
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %0 = stablehlo.broadcast_in_dim %cst, dims = [] : (tensor<f64>) -> tensor<12x16xf64>
+    %1 = stablehlo.maximum %arg0, %0 : tensor<12x16xf64>
+    return %1 : tensor<12x16xf64>
+  }
+  func.func private @log_softmax(%arg0: tensor<12x3xf64>) -> (tensor<12x3xf64>, tensor<12x3xf64>, tensor<12x1xf64>) {
+    %cst = stablehlo.constant dense<0xFFF0000000000000> : tensor<f64>
+    %0 = stablehlo.reduce(%arg0 init: %cst) applies stablehlo.maximum across dimensions = [1] : (tensor<12x3xf64>, tensor<f64>) -> tensor<12xf64>
+    %cst_0 = stablehlo.constant dense<0xFFF0000000000000> : tensor<f64>
+    %1 = stablehlo.broadcast_in_dim %cst_0, dims = [] : (tensor<f64>) -> tensor<12xf64>
+    %2 = stablehlo.maximum %1, %0 : tensor<12xf64>
+    %3 = stablehlo.broadcast_in_dim %2, dims = [0] : (tensor<12xf64>) -> tensor<12x1xf64>
+    %4 = stablehlo.broadcast_in_dim %3, dims = [0, 1] : (tensor<12x1xf64>) -> tensor<12x3xf64>
+    %5 = stablehlo.subtract %arg0, %4 : tensor<12x3xf64>
+    %6 = stablehlo.exponential %5 : tensor<12x3xf64>
+    %cst_1 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %7 = stablehlo.reduce(%6 init: %cst_1) applies stablehlo.add across dimensions = [1] : (tensor<12x3xf64>, tensor<f64>) -> tensor<12xf64>
+    %8 = stablehlo.broadcast_in_dim %7, dims = [0] : (tensor<12xf64>) -> tensor<12x1xf64>
+    %9 = stablehlo.log %8 : tensor<12x1xf64>
+    %10 = stablehlo.broadcast_in_dim %9, dims = [0, 1] : (tensor<12x1xf64>) -> tensor<12x3xf64>
+    %11 = stablehlo.subtract %5, %10 : tensor<12x3xf64>
+    return %11, %6, %8 : tensor<12x3xf64>, tensor<12x3xf64>, tensor<12x1xf64>
+  }
+  func.func private @log_softmax_0(%arg0: tensor<12x3xf64>, %arg1: tensor<12x1xf64>, %arg2: tensor<12x3xf64>) -> tensor<12x3xf64> {
+    %0 = stablehlo.negate %arg2 : tensor<12x3xf64>
+    %cst = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %1 = stablehlo.reduce(%0 init: %cst) applies stablehlo.add across dimensions = [1] : (tensor<12x3xf64>, tensor<f64>) -> tensor<12xf64>
+    %2 = stablehlo.reshape %1 : (tensor<12xf64>) -> tensor<12x1xf64>
+    %3 = stablehlo.divide %2, %arg1 : tensor<12x1xf64>
+    %cst_0 = stablehlo.constant dense<0.000000e+00> : tensor<f64>
+    %4 = stablehlo.reduce(%3 init: %cst_0) applies stablehlo.add across dimensions = [1] : (tensor<12x1xf64>, tensor<f64>) -> tensor<12xf64>
+    %5 = stablehlo.broadcast_in_dim %4, dims = [0] : (tensor<12xf64>) -> tensor<12x3xf64>
+    %6 = stablehlo.multiply %5, %arg0 : tensor<12x3xf64>
+    %7 = stablehlo.add %arg2, %6 : tensor<12x3xf64>
+    return %7 : tensor<12x3xf64>
+  }
+}
