@@ -49,6 +49,8 @@ from .emit import (  # noqa: F401  (each emitter module registers its thunk emit
     linalg_conv,
     linalg_dot,
     linalg_fft,
+    linalg_lapack,
+    linalg_lapack_eig,
     linalg_solve,
     loops,
     movement_dynamic,

@@ -7,8 +7,10 @@ executable's buffers: ``in`` holds the addresses of copies of the operands
 in the interpreter) and ``out`` the result's (a table of addresses for a tuple
 result). No trip through Python. A Python target is a host callback: native code
 calls it with views of the buffers (``fallback.emit_host_callback``). Status-returning
-C ABIs, output-to-operand aliasing and xlapy's built-in targets (jaxlib's LAPACK
-``lapack_*_ffi``) go through the interpreter's kernel (the fallback).
+C ABIs and output-to-operand aliasing go through the interpreter's kernel (the
+fallback); xlapy's built-in targets (jaxlib's LAPACK ``lapack_*_ffi``) call LAPACK
+natively where ``registry.CUSTOM_CALL_EMITTERS`` has an emitter for them
+(``linalg_lapack``, ``linalg_lapack_eig``) and fall back otherwise.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from ..ir_support import pointer_table
 from ..llvm_types import I8_PTR, VOID, NotEmittable
 from ..runtime import jit
 from ..runtime.fallback import emit_host_callback
-from .registry import thunk_emitter
+from .registry import CUSTOM_CALL_EMITTERS, thunk_emitter
 
 if TYPE_CHECKING:
     from ..codegen import FunctionEmitter
@@ -52,9 +54,13 @@ def _custom_call(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         emit_host_callback(fe, instruction)
         return
     if target.kind == "builtin":
-        # xlapy's own targets (jaxlib's lapack_*_ffi): the evaluator's kernel through the
-        # fallback, on scipy's LAPACK; native LAPACK calls are a later step.
-        raise NotEmittable(f"custom-call {name!r}: built-in target, no native emitter yet")
+        # xlapy's own targets (jaxlib's lapack_*_ffi): native LAPACK calls where an emitter
+        # exists (emit/linalg_lapack*), else the evaluator's kernel through the fallback.
+        native = CUSTOM_CALL_EMITTERS.get(name)
+        if native is None:
+            raise NotEmittable(f"custom-call {name!r}: built-in target, no native emitter yet")
+        native(fe, instruction)
+        return
     if target.kind != "c" or version not in _ORIGINAL:
         raise NotEmittable(f"custom-call {name!r}: a {target.kind} target with {version.name}")
     if instruction.attribute("output_to_operand_aliasing"):

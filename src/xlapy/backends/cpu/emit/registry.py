@@ -1,6 +1,7 @@
 """The table of instructions emitted whole, filled by the emitter modules as they load.
 
-An emitter module registers its functions with ``@thunk_emitter(opcode, ...)``;
+An emitter module registers its functions with ``@thunk_emitter(opcode, ...)``
+(``@custom_call_emitter(target, ...)`` for a built-in custom-call target);
 ``codegen`` imports every emitter module and dispatches through ``THUNK_EMITTERS``.
 The table lives apart from ``codegen`` so that the emitters, which ``codegen``
 imports, need nothing from it at run time (``FunctionEmitter`` is only their
@@ -20,6 +21,9 @@ if TYPE_CHECKING:
 
 ThunkEmitter = Callable[["FunctionEmitter", "HloInstruction"], None]
 THUNK_EMITTERS: dict[HloOpcode, ThunkEmitter] = {}
+# Native emitters of built-in custom-call targets (jaxlib's ``lapack_*_ffi``), by target
+# name; a built-in target without one runs through the fallback.
+CUSTOM_CALL_EMITTERS: dict[str, ThunkEmitter] = {}
 
 
 def thunk_emitter(*opcodes: HloOpcode) -> Callable[[ThunkEmitter], ThunkEmitter]:
@@ -31,4 +35,21 @@ def thunk_emitter(*opcodes: HloOpcode) -> Callable[[ThunkEmitter], ThunkEmitter]
     return register
 
 
-__all__ = ["THUNK_EMITTERS", "ThunkEmitter", "thunk_emitter"]
+def custom_call_emitter(*targets: str) -> Callable[[ThunkEmitter], ThunkEmitter]:
+    """Register the native emitter of built-in custom-call ``targets``."""
+
+    def register(fn: ThunkEmitter) -> ThunkEmitter:
+        for target in targets:
+            CUSTOM_CALL_EMITTERS[target] = fn
+        return fn
+
+    return register
+
+
+__all__ = [
+    "CUSTOM_CALL_EMITTERS",
+    "THUNK_EMITTERS",
+    "ThunkEmitter",
+    "custom_call_emitter",
+    "thunk_emitter",
+]
