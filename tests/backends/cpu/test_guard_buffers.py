@@ -54,6 +54,19 @@ ENTRY e { x = f32[7] parameter(0)
   ROOT v = f32[7] get-tuple-element(r), index=1 }""",
         [np.arange(7, dtype=np.float32)],
     ),
+    # A batched gather becomes a while loop whose state packs s64, s32 and c128 buffers
+    # into one scratch region; under "after" guards that region once started 8 bytes off
+    # the 16 that LLVM assumes for c128, and an aligned vector store faulted.
+    "while_state_of_mixed_element_types": (
+        """HloModule g
+ENTRY e { a = c128[2,3,2,5,1] parameter(0)
+  i = s32[2,3,5,1] parameter(1)
+  ROOT g = c128[2,3,2,5,1] gather(a, i), offset_dims={2,4}, collapsed_slice_dims={3}, start_index_map={3}, operand_batching_dims={0,1}, start_indices_batching_dims={0,1}, index_vector_dim=3, slice_sizes={1,1,2,1,1} }""",
+        [
+            (np.arange(60) + 1j * np.arange(60)[::-1]).reshape(2, 3, 2, 5, 1),
+            (np.arange(30, dtype=np.int32) * 7 % 5).reshape(2, 3, 5, 1),
+        ],
+    ),
     "integer_dots_with_empty_dimensions": (
         """HloModule d
 ENTRY e { a = s32[0,5] parameter(0)

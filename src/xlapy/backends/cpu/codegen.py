@@ -134,18 +134,20 @@ class ModuleEmitter:
         self._names.add(candidate)
         return candidate
 
-    def reserve(self, size: int, guarded: bool = True) -> int:
+    def reserve(self, size: int, guarded: bool = True, align: int = 1) -> int:
         """A private region of ``size`` bytes in the arena; returns its offset.
 
         In guard mode the region gets pages of its own next to a guard page; a
         computation's region (``guarded=False``) is page-aligned and holds its own
-        guard pages already."""
+        guard pages already. Without guards every region is ALIGNMENT-aligned; with them a
+        region is aligned to its element size (a whole number of elements ends at the guard
+        page), so a region packing several element types must ask for ``align``."""
         if self.guard:
             top = guarded_memory.pages(self.arena_size)
             if not guarded:
                 self.arena_size = top + guarded_memory.pages(size)
                 return top
-            offset, guard, self.arena_size = guarded_memory.place(top, size, self.guard)
+            offset, guard, self.arena_size = guarded_memory.place(top, size, self.guard, align)
             self.guard_pages.append(guard)
             return offset
         offset = self.arena_size

@@ -55,15 +55,16 @@ def _while(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     condition_fn = fe.m.computation_function(condition)
     state = leaves(fe.value(instruction))
     _copy_tree(fe, state, leaves(fe.value(instruction.operand(0))))
-    scratch = fe.m.reserve(sum(max(64, s.byte_size) for s in state) + 64 * len(state))
+    slots = [-(-max(64, s.byte_size) // 64) * 64 for s in state]
+    scratch = fe.m.reserve(sum(slots), align=64)
     pred_offset = fe.m.reserve(1)
     b = fe.b
     state_table = pointer_table(b, [fe.pointer(s) for s in state], "while_state")
     scratch_pointers = []
     offset = scratch
-    for s in state:
+    for slot in slots:
         scratch_pointers.append(b.gep(fe.arena_base, [i64(offset)]))
-        offset += -(-max(64, s.byte_size) // 64) * 64
+        offset += slot
     scratch_table = pointer_table(b, scratch_pointers, "while_scratch")
     pred_pointer = b.gep(fe.arena_base, [i64(pred_offset)])
     pred_table = pointer_table(b, [pred_pointer], "while_pred")

@@ -94,16 +94,18 @@ def pages(size: int) -> int:
     return -(-size // PAGE) * PAGE
 
 
-def place(top: int, size: int, mode: str) -> tuple[int, int, int]:
+def place(top: int, size: int, mode: str, align: int = 1) -> tuple[int, int, int]:
     """Lay out a buffer of ``size`` bytes at page-aligned ``top`` with its guard page.
 
     Returns ``(offset, guard_offset, new_top)``: in mode ``"after"`` the buffer ends
-    exactly where its guard page starts, in ``"before"`` it starts right after it. Offsets
-    stay aligned to the element size because ``size`` is a whole number of elements.
+    exactly where its guard page starts, in ``"before"`` it starts right after it. A
+    buffer of one element type stays aligned to its element size because ``size`` is a
+    whole number of elements; a region that packs several types (a while loop's state)
+    asks for ``align``, and then ends up to ``align - 1`` bytes before its guard page.
     """
     if mode == "after":
         end = top + pages(size)
-        return end - size, end, end + PAGE
+        return (end - size) // align * align, end, end + PAGE
     start = top + PAGE
     return start, top, start + pages(size)
 
