@@ -543,6 +543,35 @@ def dynamic_matvec(a, v):
     return a @ v, jnp.max(a, axis=1), jnp.arange(a.shape[0]) * 2
 
 
+@program("dynamic", lambda r: (normal(r, (4, 6)),), symbolic=("b, 6",))
+def dynamic_reshape_slice(x):
+    b = x.shape[0]
+    return (x.reshape(-1), x.reshape(b * 2, 3), x[1:], x[:, ::2], jnp.cumsum(x, 0),
+            jax.nn.softmax(x, axis=0), jnp.pad(x, ((1, 2), (0, 0))))
+
+
+@program("dynamic", lambda r: (normal(r, (6, 3)),), symbolic=("2*k, 3",))
+def dynamic_even_rows(x):
+    k = x.shape[0] // 2
+    return x.reshape(k, 6), x[:k] - x[k:], jnp.zeros((k + 1, 2), jnp.float32) + x[0, 0]
+
+
+@program("dynamic", lambda r: (normal(r, (5, 8)), normal(r, (8, 4)),
+                               np.array([4, 0, 2], np.int32)), symbolic=("b, 8", "8, 4", "m"))
+def dynamic_batch_mlp(x, w, idx):
+    h = jax.nn.relu(x @ w + 1.0)
+    return (h, jnp.mean(h, axis=0), jnp.sort(x, axis=0), jnp.argmax(x, axis=0), x[idx],
+            lax.fori_loop(0, 3, lambda i, c: c * 0.5 + jnp.tanh(c), h))
+
+
+@program("dynamic", lambda r: (normal(r, (2, 6, 6, 3)), normal(r, (3, 3, 3, 4))),
+         symbolic=("b, 6, 6, 3", "3, 3, 3, 4"))
+def dynamic_conv_batch(x, k):
+    y = lax.conv_general_dilated(x, k, (1, 1), "SAME",
+                                 dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    return y, jnp.max(y, axis=(1, 2))
+
+
 # -- assorted array programs --------------------------------------------------------------
 
 @program("arrays", lambda r: (normal(r, (5, 4)), np.array([3, 0, 3, 1], np.int32),

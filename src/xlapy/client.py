@@ -29,7 +29,7 @@ from .errors import (
 from .hlo.module import HloModule
 from .literal import Literal
 from .opcode import HloOpcode
-from .shape import ProgramShape, Shape
+from .shape import UNBOUNDED_SIZE, ProgramShape, Shape
 from .xla_data_sharding import ChannelHandle, ChannelType
 
 DEFAULT_PLATFORM = "cpu"
@@ -120,6 +120,32 @@ def _argument_list(arguments: Any, what: str) -> list[Any]:
     return list(arguments)
 
 
+def _check_bounded_argument(got: Shape, expected: Shape, what: str) -> None:
+    """Accept ``got`` for a parameter of ``expected`` with bounded dynamic dimensions when
+    each of them holds at most its bound (a size 0..bound, as PjRt takes it) and the rest
+    match; otherwise the error says which dimension is wrong and what would fit."""
+    mismatch = f"{what}: expected {expected}, got {got}"
+    if not (
+        expected.is_array
+        and got.is_array
+        and not expected.is_static
+        and got.element_type == expected.element_type
+        and got.rank == expected.rank
+    ):
+        raise InvalidArgumentError(mismatch)
+    for d, (size, bound) in enumerate(zip(got.dimensions, expected.dimensions, strict=True)):
+        if expected.is_dynamic_dimension(d):
+            if bound != UNBOUNDED_SIZE and size > bound:
+                raise InvalidArgumentError(
+                    f"{mismatch}: dimension {d} has size {size}, more than its bound {bound} "
+                    f"(a bounded dimension takes any size from 0 to {bound})"
+                )
+        elif size != bound:
+            raise InvalidArgumentError(
+                f"{mismatch}: dimension {d} has size {size}; it is static, of size {bound}"
+            )
+
+
 def _donatable(value: Any, shape: Shape) -> bool:
     """Whether ``value`` is an array a donated parameter of ``shape`` writes into."""
     return (
@@ -198,10 +224,8 @@ class Executable:
         checked = []
         for i, (literal, expected, name) in enumerate(zip(literals, params, names, strict=True)):
             if not literal.shape.compatible(expected):
-                raise InvalidArgumentError(
-                    f"argument {i} ({name}) of {self.hlo_module.name}: expected {expected}, "
-                    f"got {literal.shape}"
-                )
+                what = f"argument {i} ({name}) of {self.hlo_module.name}"
+                _check_bounded_argument(literal.shape, expected, what)
             if (
                 expected.is_array
                 and expected.layout is not None
@@ -427,9 +451,18 @@ def _cpu_platform() -> tuple[Any, Any]:
     return CpuBackend, CpuOptions
 
 
+def _gpu_platform() -> tuple[Any, Any]:
+    """(backend class, options class) of the GPU compiler (compiles without a GPU; runs
+    on one through the CUDA driver)."""
+    from .backends.gpu import GpuBackend, GpuOptions
+
+    return GpuBackend, GpuOptions
+
+
 # platform name -> loader of its (backend class, options class)
 _PLATFORMS = {
     "cpu": _cpu_platform,
+    "gpu": _gpu_platform,
     "interpreter": _interpreter_platform,
 }
 _PLANNED: dict[str, str] = {}
@@ -504,6 +537,11 @@ class LocalClient:
         self, computation: XlaComputation | HloModule, options: CompileOptions | None = None
     ) -> Executable:
         """Compile once; run the result many times."""
+        # A shape-polymorphic StableHLO module (xlapy.stablehlo.PolymorphicModule) has no
+        # one HloModule: it compiles itself through this client once per call signature.
+        compile_per_signature = getattr(computation, "compile_per_signature", None)
+        if compile_per_signature is not None:
+            return compile_per_signature(self, options)
         module = _module_of(computation)
         options = options or CompileOptions()
         module = module.clone()

@@ -716,6 +716,34 @@ def _balanced_group(text: str, pos: int) -> tuple[str, int]:
     raise ParseError("unclosed '(' in the layout", text=text, offset=pos)
 
 
+def reshape_kept_dimensions(source: Sequence[int], target: Sequence[int]) -> dict[int, int]:
+    """The dimensions a reshape from ``source`` to ``target`` keeps whole: source
+    dimension -> target dimension, where both have the same size and the same number of
+    elements before them in row-major order.
+
+    A dynamic dimension can pass through a reshape only there: its valid elements keep
+    their place relative to the dimensions after it (XLA's dynamic dimension inference
+    forwards a dynamic size the same way); elsewhere a dynamic size would have to split
+    or merge with its neighbours.
+    """
+    before_target: dict[int, int] = {}
+    count = 1
+    for e, size in enumerate(target):
+        before_target.setdefault(count, e)
+        count *= size
+    kept: dict[int, int] = {}
+    count = 1
+    for d, size in enumerate(source):
+        e = before_target.get(count)
+        # Size-1 target dimensions share a prefix count: walk to the one of this size.
+        while e is not None and e < len(target) and target[e] != size and target[e] == 1:
+            e += 1
+        if e is not None and e < len(target) and target[e] == size:
+            kept[d] = e
+        count *= size
+    return kept
+
+
 __all__ = [
     "INT64_MAX",
     "MAX_TUPLE_DEPTH",
@@ -725,4 +753,5 @@ __all__ = [
     "element_type_of",
     "parse_dimension_size",
     "parse_shape_at",
+    "reshape_kept_dimensions",
 ]

@@ -6,8 +6,10 @@ import numpy as np
 import pytest
 
 from xlapy.backends.interpreter import run
-from xlapy.errors import UnimplementedError
+from xlapy.errors import InvalidArgumentError, UnimplementedError
+from xlapy.shape import Shape
 from xlapy.stablehlo import parse_program
+from xlapy.types import PrimitiveType
 
 
 def lower_text(text: str, function: str | None = None):
@@ -160,10 +162,14 @@ def test_bounded_dynamic_shapes_lower():
     assert "get-dimension-size(" in hlo
 
 
-def test_unbounded_dynamic_types_are_unsupported():
+def test_unbounded_dynamic_types_need_argument_shapes():
+    """A shape-polymorphic function has one HloModule per argument signature
+    (tests/test_stablehlo_refine.py covers the refinement)."""
     text = """
     func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
       return %x : tensor<?xf32>
     }"""
-    with pytest.raises(UnimplementedError, match="bounded-only"):
+    with pytest.raises(InvalidArgumentError, match=r"shape-polymorphic \(%x: tensor<\?xf32>\)"):
         lower_text(text)
+    module = parse_program(text).hlo_module(argument_shapes=[Shape.array(PrimitiveType.F32, [3])])
+    assert str(module.entry.program_shape.result) == "f32[3]{0}"

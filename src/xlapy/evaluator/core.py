@@ -97,7 +97,10 @@ def literal_from_value(value: Value, shape: Shape) -> Literal:
         )
     if shape.is_token:
         return Literal.token()
-    array = np.asarray(value, dtype=shape.element_type.dtype).reshape(shape.dimensions)
+    array = np.asarray(value, dtype=shape.element_type.dtype)
+    if shape.is_static or array.ndim != shape.rank:
+        array = array.reshape(shape.dimensions)
+    # A dynamic dimension comes back at its dynamic size, as PjRt hands it to JAX.
     return Literal.from_numpy(array, layout=shape.layout, element_type=shape.element_type)
 
 
@@ -385,7 +388,27 @@ def evaluate(computation: HloComputation, arguments: Sequence[Value], ctx: EvalC
                 f"(instruction {instruction.name})"
             )
         check_result_size(instruction)
+        if instruction.opcode.is_elementwise and not instruction.shape.is_static:
+            operands = common_extents(operands)
         frame.store(instruction, fn(ctx, instruction, operands))
+
+
+def common_extents(operands: list[Value]) -> list[Value]:
+    """Same-rank array operands cut to their smallest size along each dimension.
+
+    Values are carried at their dynamic sizes, so an elementwise op may meet a dynamic
+    operand of size 3 and a static one of size 6 along a dimension ``<=6``: XLA reads the
+    static one's first 3 elements there (the rest lies in the padding).
+    """
+    arrays = [np.asarray(v) for v in operands if isinstance(v, np.ndarray) and v.ndim]
+    if len({a.shape for a in arrays}) <= 1:
+        return operands
+    rank = arrays[0].ndim
+    extents = [min(a.shape[d] for a in arrays if a.ndim == rank) for d in range(rank)]
+    window = tuple(slice(0, n) for n in extents)
+    return [
+        v[window] if isinstance(v, np.ndarray) and v.ndim == rank else v for v in operands
+    ]
 
 
 def evaluate_computation(
@@ -462,6 +485,7 @@ __all__ = [
     "array_for",
     "c_contiguous",
     "check_result_size",
+    "common_extents",
     "device_context",
     "call_scalar",
     "copy_value",

@@ -6,6 +6,7 @@ files behind them can move without breaking their users.
 
 from ..hlo.module import HloModule
 from .expand.control_async import AsyncUnwrapper
+from .expand.dynamic_padder import DynamicPadder, DynamicSignature
 from .expand.indexing_batching import BatchedGatherScatterNormalizer
 from .expand.indexing_gather import GatherExpander
 from .expand.indexing_scatter import ScatterExpander
@@ -34,6 +35,8 @@ from .simplify.algebraic_simplifier import AlgebraicSimplifier
 from .simplify.constant_folding import ConstantFolding
 from .simplify.cse import CommonSubexpressionElimination
 from .simplify.dce import DeadCodeElimination
+from .simplify.float_normalization import FloatNormalization
+from .simplify.fp_contraction import FpContraction
 from .simplify.inliner import CallInliner, Defuser, MapInliner
 from .simplify.reduction_splitter import ReductionSplitter
 from .simplify.tuple_simplifier import TupleSimplifier
@@ -71,10 +74,14 @@ __all__ = [
     "ConvolutionCanonicalizer",
     "DeadCodeElimination",
     "Defuser",
+    "DynamicPadder",
+    "DynamicSignature",
     "DotCanonicalizer",
     "DotTypeWidener",
     "ExpanderPass",
     "FftExpander",
+    "FloatNormalization",
+    "FpContraction",
     "GatherExpander",
     "HloPass",
     "InstructionFusion",

@@ -60,6 +60,15 @@ def _dynamic_reshape(ctx: InferenceContext) -> Shape:
     for s in sizes:
         if not (s.is_array and s.is_scalar and s.element_type == PrimitiveType.S32):
             ctx.fail(f"size operands must be s32 scalars, got {s}")
+    if not (x.is_unbounded_dynamic or out.is_unbounded_dynamic):
+        # XLA's rule (HloInstruction::CreateDynamicReshape): the bounds hold as many
+        # elements as the operand's bounds; the dynamic sizes say how many are valid.
+        if out.element_count() != x.element_count():
+            ctx.fail(
+                f"the result {out} holds {out.element_count()} elements at its bounds but "
+                f"the operand {x} holds {x.element_count()}; the bounds' element counts "
+                "must be equal"
+            )
     return array_shape(x.element_type, out.dimensions, out.dynamic_dimensions)
 
 

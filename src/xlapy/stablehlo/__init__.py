@@ -11,18 +11,27 @@ that for each ``// -----`` section of a file.
 
 Layers: ``ast`` (parsed MLIR), ``parse/`` (text -> ast), ``lower/`` with one
 module per op family (ast -> HloModule through the builder, so imported
-programs are shape-checked as they are built). ``lower/checks`` documents the
+programs are shape-checked as they are built), ``refine`` (shape refinement:
+a module with unknown ``?`` dimensions made static for concrete argument
+shapes; ``refine_experimental`` rewrites StableHLO's experimental dynamic
+custom calls) and ``polymorphic`` (such a module compiled once per call
+signature: what ``parse_module`` returns for one). ``lower/checks`` documents the
 custom-calls that the test-harness ops (``check.*``, ``interpreter.*``) become.
 ``split_sections`` cuts a file at its ``// -----`` lines, keeping line numbers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..errors import InvalidArgumentError
 from ..hlo.module import HloModule
+from ..shape import Shape
 from . import ast
 from .lower import LOWERINGS, ProgramLowering, entry_function_name
 from .parse import parse_mlir, split_sections
+from .polymorphic import PolymorphicExecutable, PolymorphicModule
+from .refine import is_unknown, needs_refinement, refine_module
 
 
 class Program:
@@ -49,10 +58,41 @@ class Program:
     def num_partitions(self) -> int:
         return int(self.module.attributes.get("mhlo.num_partitions", 1) or 1)
 
-    def hlo_module(self, function: str | None = None) -> HloModule:
-        """A fresh HloModule with ``function`` (default: the entry function) as its entry."""
+    def hlo_module(
+        self, function: str | None = None, argument_shapes: Sequence[Shape] | None = None
+    ) -> HloModule:
+        """A fresh HloModule with ``function`` (default: the entry function) as its entry.
+
+        A shape-polymorphic module (unknown ``?`` dimensions) is first refined to
+        ``argument_shapes`` (``stablehlo.refine``); without them, to the function's
+        declared argument types, which must then be static.
+        """
         name = self.entry_function if function is None else function.lstrip("@")
-        return ProgramLowering(self.module, self.source_file).entry_module(name)
+        if argument_shapes is None and not needs_refinement(self.module):
+            return ProgramLowering(self.module, self.source_file).entry_module(name)
+        if argument_shapes is None:
+            arguments = self.module.function(name).arguments
+            unknown = [f"{arg}: {t.text}" for arg, t in arguments if is_unknown(t)]
+            if unknown:
+                raise InvalidArgumentError(
+                    f"@{name} is shape-polymorphic ({', '.join(unknown)}): give the "
+                    "argument_shapes to refine it to, or compile polymorphic_module(), which "
+                    "refines at each call"
+                )
+            argument_shapes = [t.shape for _, t in arguments]
+        refined = refine_module(self.module, argument_shapes, name, self.source_file)
+        return ProgramLowering(refined, self.source_file).entry_module(name)
+
+    def is_polymorphic(self, function: str | None = None) -> bool:
+        """Whether ``function``'s (default: the entry's) arguments have unknown dimensions."""
+        name = self.entry_function if function is None else function.lstrip("@")
+        return any(is_unknown(t) for _, t in self.module.function(name).arguments)
+
+    def polymorphic_module(self, function: str | None = None) -> PolymorphicModule:
+        """The program as a :class:`PolymorphicModule`: compiled once per signature it is
+        called with (``client.compile`` takes it)."""
+        name = self.entry_function if function is None else function.lstrip("@")
+        return PolymorphicModule(self.module, name, self.source_file)
 
     def __repr__(self) -> str:
         names = ", ".join(f"@{n}" for n in self.function_names)
@@ -78,9 +118,18 @@ def parse_programs(text: str, source_file: str = "") -> list[Program]:
     return [Program(m, source_file) for m in parse_mlir(text)]
 
 
-def parse_module(text: str, source_file: str = "") -> HloModule:
-    """The HloModule of the program's entry function (``@main``, else the public one)."""
-    return parse_program(text, source_file).hlo_module()
+def parse_module(text: str, source_file: str = "") -> HloModule | PolymorphicModule:
+    """The HloModule of the program's entry function (``@main``, else the public one).
+
+    When the entry function's arguments have unknown (``?``) dimensions, as in
+    ``jax.export``'s shape-polymorphic modules, there is no one HloModule: the
+    result is a :class:`PolymorphicModule`, which ``client.compile`` turns into an
+    executable that refines and compiles the module once per argument signature.
+    """
+    program = parse_program(text, source_file)
+    if program.is_polymorphic():
+        return program.polymorphic_module()
+    return program.hlo_module()
 
 
 def lower(module: ast.Module, function: str | None = None) -> HloModule:
@@ -94,12 +143,15 @@ def supported_ops() -> list[str]:
 
 
 __all__ = [
+    "PolymorphicExecutable",
+    "PolymorphicModule",
     "Program",
     "ast",
     "lower",
     "parse_module",
     "parse_program",
     "parse_programs",
+    "refine_module",
     "split_sections",
     "supported_ops",
 ]

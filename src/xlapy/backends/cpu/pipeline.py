@@ -26,7 +26,10 @@ from ...passes import (
     Defuser,
     DotCanonicalizer,
     DotTypeWidener,
+    DynamicPadder,
     FftExpander,
+    FloatNormalization,
+    FpContraction,
     GatherExpander,
     HloPass,
     InstructionFusion,
@@ -90,6 +93,10 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(RngBitGeneratorExpander())
     pipeline.add(FftExpander(supports_native_fft))
     pipeline.add(CallInliner(), MapInliner())
+    pipeline.add(DynamicPadder())  # dynamic dimensions: bound-sized buffers plus sizes
+    excess_precision = getattr(options, "allow_excess_precision", True)
+    if excess_precision:  # bf16 computed in f32, before the dot widener hides it
+        pipeline.add(FloatNormalization())
     simplify = [
         AlgebraicSimplifier(),
         TupleSimplifier(),
@@ -105,6 +112,8 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(LinalgTypeWidener())
     pipeline.add(DotCanonicalizer())
     pipeline.add_fixed_point("simplify-after-expansion", simplify)
+    if excess_precision:  # f16 multiply-adds rounded once, as LLVM contracts them
+        pipeline.add(FpContraction())
     pipeline.add(LayoutNormalization())
     pipeline.add(ReductionSplitter())
     pipeline.add(InstructionFusion(can_emit_fused))

@@ -354,7 +354,9 @@ def _copy(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) 
 @kernel(Op.MAP)
 def _map(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     (result,) = call_scalar(ctx, instruction.to_apply, [np.asarray(o) for o in operands])
-    return np.array(np.broadcast_to(result, instruction.shape.dimensions), order="C")
+    # The operands' shape, which is the result's (at its dynamic sizes, if any).
+    shape = np.asarray(operands[0]).shape if operands else instruction.shape.dimensions
+    return np.array(np.broadcast_to(result, shape), order="C")
 
 
 for _opcode, _impl in _IMPLS.items():

@@ -106,6 +106,20 @@ def operand_element_type(instruction: HloInstruction, index: int) -> PrimitiveTy
 # -- dot ----------------------------------------------------------------------------------
 
 
+def _paired_extents(
+    lhs: np.ndarray, rhs: np.ndarray, left: list[int], right: list[int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """Paired dimensions cut to the smaller size: a dynamic operand (carried at its
+    size) contracts only with the valid part of a static one, as XLA's padder masks it."""
+    for a, b in zip(left, right, strict=True):
+        n = min(lhs.shape[a], rhs.shape[b])
+        if lhs.shape[a] != n:
+            lhs = lhs[(slice(None),) * a + (slice(0, n),)]
+        if rhs.shape[b] != n:
+            rhs = rhs[(slice(None),) * b + (slice(0, n),)]
+    return lhs, rhs
+
+
 @kernel(Op.DOT)
 def _dot(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     """DotGeneral as one batched matmul: [batch, free, contracting] x [batch, contracting, free]."""
@@ -113,6 +127,7 @@ def _dot(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -
     dn = instruction.dot_dimension_numbers
     lc, rc = list(dn.lhs_contracting_dimensions), list(dn.rhs_contracting_dimensions)
     lb, rb = list(dn.lhs_batch_dimensions), list(dn.rhs_batch_dimensions)
+    lhs, rhs = _paired_extents(np.asarray(lhs), np.asarray(rhs), lc + lb, rc + rb)
     lf = [d for d in range(lhs.ndim) if d not in lc + lb]
     rf = [d for d in range(rhs.ndim) if d not in rc + rb]
     out_type = instruction.shape.element_type

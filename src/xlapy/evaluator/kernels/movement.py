@@ -4,12 +4,14 @@ Values are logical arrays (see the evaluator), so most of these are one numpy
 call; layouts only matter to ``bitcast``, which reinterprets memory and so
 goes through a physical buffer.
 
-Dynamic shapes: a value is always carried at its *bound* (the padded size
-XLA allocates), never at its dynamic size. ``set-dimension-size`` therefore
-returns its operand unchanged and ``get-dimension-size`` reports the bound;
-``dynamic-reshape`` reads the leading elements it needs and pads the result
-back to the bound. Programs whose results depend on the dynamic sizes (rather
-than on the valid region only) may differ from XLA, which tracks them.
+Dynamic shapes (XLA's bounded dynamic dimensions): a value is carried at its
+*dynamic size*: a dimension ``<=6`` whose size is 3 is a numpy axis of 3.
+The padding XLA keeps past the size in a buffer of the bound's size does not
+exist here, so no kernel can let it affect a result (the CPU backend masks it,
+``passes/expand/dynamic_padder.py``). ``set-dimension-size`` slices (or, growing
+a size, pads with zeros, as the padder masks the elements it uncovers),
+``get-dimension-size`` reads the numpy size, and the kernels whose result shape
+is written in the instruction (broadcast, reshape) forward the operands' sizes.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ...errors import InvalidArgumentError, UnimplementedError
 from ...hlo.instruction import HloInstruction
 from ...literal import Literal
 from ...opcode import HloOpcode as Op
-from ...shape import Shape
+from ...shape import Shape, reshape_kept_dimensions
 from ..core import (
     TOKEN,
     EvalContext,
@@ -50,17 +52,36 @@ def _constant(ctx: EvalContext, instruction: HloInstruction, operands: list[Valu
 def _broadcast(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     x = np.asarray(operands[0])
     dims = tuple(instruction.attributes.get("dimensions", ()))
-    out = instruction.shape.dimensions
+    out = list(instruction.shape.dimensions)
+    operand = instruction.operand(0).shape
     expanded = [1] * len(out)
     for i, d in enumerate(dims):
         expanded[d] = x.shape[i]
+        if operand.is_dynamic_dimension(i):  # a dynamic size goes where its dimension goes
+            out[d] = x.shape[i]
     return np.array(np.broadcast_to(x.reshape(expanded), out), order="C")
 
 
 @kernel(Op.RESHAPE)
 def _reshape(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
     # Logical reshape is row-major whatever the layouts: XLA's definition.
-    return np.array(np.asarray(operands[0]).reshape(instruction.shape.dimensions))
+    x = np.asarray(operands[0])
+    bounds = instruction.operand(0).shape.dimensions
+    if x.shape == tuple(bounds):
+        return np.array(x.reshape(instruction.shape.dimensions))
+    out = list(instruction.shape.dimensions)
+    kept = reshape_kept_dimensions(bounds, out)
+    for d, (size, bound) in enumerate(zip(x.shape, bounds, strict=True)):
+        if size == bound:
+            continue
+        if d not in kept:
+            raise UnimplementedError(
+                f"reshape {instruction.name}: dimension {d} of {instruction.operand(0).shape} "
+                f"has the dynamic size {size}, and the reshape to {instruction.shape} does not "
+                "keep that dimension whole; only reshapes that keep a dynamic dimension run"
+            )
+        out[kept[d]] = size
+    return np.array(x.reshape(out))
 
 
 @kernel(Op.TRANSPOSE)
@@ -199,7 +220,7 @@ def _bitcast(ctx: EvalContext, instruction: HloInstruction, operands: list[Value
 def _get_dimension_size(
     ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
 ) -> Value:
-    """The size of the carried value, which is the bound (see the module docstring)."""
+    """The dynamic size: values are carried at it (see the module docstring)."""
     (dim,) = instruction.attributes["dimensions"]
     return np.array(np.asarray(operands[0]).shape[dim], dtype=np.int32)
 
@@ -208,22 +229,28 @@ def _get_dimension_size(
 def _set_dimension_size(
     ctx: EvalContext, instruction: HloInstruction, operands: list[Value]
 ) -> Value:
-    """Values stay at their bound, so only the size's validity is checked."""
+    """The operand at the new size: its leading elements, then zeros where a size grows
+    past the operand's (the elements XLA uncovers there are whatever its buffer held; the
+    CPU backend's padder makes them zeros as here)."""
     (dim,) = instruction.attributes["dimensions"]
     x = np.asarray(operands[0])
     size = index_scalar(operands[1])
-    if not 0 <= size <= x.shape[dim]:
-        raise ctx.fail(instruction, f"size {size} exceeds the bound {x.shape[dim]} of dim {dim}")
-    return x
+    bound = instruction.shape.dimensions[dim]
+    if not 0 <= size <= bound:
+        raise ctx.fail(instruction, f"size {size} exceeds the bound {bound} of dim {dim}")
+    if size <= x.shape[dim]:
+        return c_contiguous(x[(slice(None),) * dim + (slice(0, size),)])
+    widths = [(0, 0)] * x.ndim
+    widths[dim] = (0, size - x.shape[dim])
+    return np.pad(x, widths)
 
 
 @kernel(Op.DYNAMIC_RESHAPE)
 def _dynamic_reshape(ctx: EvalContext, instruction: HloInstruction, operands: list[Value]) -> Value:
-    """Reshape the leading elements into the dynamic sizes, then pad to the bound.
+    """The operand's leading elements (row-major) reshaped into the dynamic sizes.
 
-    The operand counts as fully valid at its bound (values carry no dynamic
-    sizes); the valid region of the result is its leading corner, as XLA lays
-    out a padded dynamic array.
+    The sizes must fit the bounds and hold at most the operand's elements; XLA reads
+    undefined data past them, xlapy raises, on both backends.
     """
     x = np.asarray(operands[0])
     bounds = instruction.shape.dimensions
@@ -236,9 +263,7 @@ def _dynamic_reshape(ctx: EvalContext, instruction: HloInstruction, operands: li
         raise ctx.fail(
             instruction, f"sizes {sizes} need {count} elements; the operand has {x.size}"
         )
-    result = np.zeros(bounds, dtype=x.dtype)
-    result[tuple(slice(0, s) for s in sizes)] = x.reshape(-1)[:count].reshape(sizes)
-    return result
+    return np.array(x.reshape(-1)[:count].reshape(sizes))
 
 
 __all__ = ["dtype_of", "pad_array"]

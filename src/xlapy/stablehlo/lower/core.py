@@ -121,6 +121,18 @@ _FOLDABLE = frozenset(
         "stablehlo.negate",
         "stablehlo.maximum",
         "stablehlo.minimum",
+        # The rest of what jax.export's dimension arithmetic uses (floor division,
+        # modulo, max with 0, the predicates of shape_assertion).
+        "stablehlo.divide",
+        "stablehlo.remainder",
+        "stablehlo.abs",
+        "stablehlo.sign",
+        "stablehlo.clamp",
+        "stablehlo.compare",
+        "stablehlo.select",
+        "stablehlo.and",
+        "stablehlo.or",
+        "stablehlo.not",
     }
 )
 # Of those, the ones folded on integers only: float rounding is left to the backend.
@@ -132,6 +144,11 @@ _INTEGER_ONLY = frozenset(
         "stablehlo.negate",
         "stablehlo.maximum",
         "stablehlo.minimum",
+        "stablehlo.divide",
+        "stablehlo.remainder",
+        "stablehlo.abs",
+        "stablehlo.sign",
+        "stablehlo.clamp",
     }
 )
 
@@ -365,15 +382,8 @@ class Ctx:
                 raise invalid(
                     op, f"the lowering made {len(results)} values for {len(op.results)} results"
                 )
-            for i, (value, t) in enumerate(zip(results, op.result_types, strict=True)):
-                declared = shape_of_type(t, op, f"result {i}")
-                actual = value.shape
-                if not _same_shape(actual, declared):
-                    raise invalid(
-                        op,
-                        f"result {i} is declared {t.text} ({declared}) but the operands give "
-                        f"{actual}",
-                    )
+            for i, value in enumerate(results):
+                self.check_result(op, i, value)
             made = self.builder._computation.instructions[start:]
             for annotate in RESULT_ANNOTATORS:
                 annotate(self, op, results, made)
@@ -386,6 +396,21 @@ class Ctx:
         for i, (name, value) in enumerate(zip(op.results, results, strict=True)):
             self.values[name] = value
             self.definitions[name] = (op, i)
+
+    def check_result(self, op: ast.Operation, index: int, value: XlaOp) -> None:
+        """The op's declared result ``index`` must be what the builder inferred.
+
+        Shape refinement (``stablehlo.refine``) overrides this to take the inferred
+        shape where the declared one has unknown (``?``) dimensions.
+        """
+        t = op.result_types[index]
+        declared = shape_of_type(t, op, f"result {index}")
+        actual = value.shape
+        if not _same_shape(actual, declared):
+            raise invalid(
+                op,
+                f"result {index} is declared {t.text} ({declared}) but the operands give {actual}",
+            )
 
     def _stamp(self, instructions: Sequence[Any], op: ast.Operation) -> None:
         """Metadata pointing at the MLIR op each instruction comes from (not at xlapy)."""
@@ -402,7 +427,7 @@ class Ctx:
     # -- regions -------------------------------------------------------------------------------
     def child(self, role: str) -> Ctx:
         sub = self.builder.create_sub_builder(role)
-        return Ctx(self.program, sub, self.function, parent=self)
+        return type(self)(self.program, sub, self.function, parent=self)
 
     def _capture(
         self, child: Ctx, regions: Sequence[ast.Region], op: ast.Operation, passable: bool
@@ -498,7 +523,14 @@ def _param_name(name: str, index: int) -> str:
 
 
 class ProgramLowering:
-    """Lowers the functions of one module; each callee once, as an HLO computation."""
+    """Lowers the functions of one module; each callee once, as an HLO computation.
+
+    ``context`` is the class of the blocks' contexts, and ``check_function_result``
+    compares a function's declared results with what it returns: shape refinement
+    (``stablehlo.refine``) replaces both.
+    """
+
+    context: type[Ctx] = Ctx
 
     def __init__(self, module: ast.Module, source_file: str = "") -> None:
         self.module = module
@@ -513,6 +545,21 @@ class ProgramLowering:
             known = ", ".join(f"@{n}" for n in self._functions) or "none"
             raise NotFoundError(f"the module has no function @{name} (functions: {known})")
         return function
+
+    @property
+    def function_names(self) -> set[str]:
+        return set(self._functions)
+
+    def add_function(self, function: ast.Function) -> None:
+        """Make ``function`` callable by name (a specialized copy, say), replacing any
+        function of that name."""
+        self._functions[function.name] = function
+        self._computations.pop(function.name, None)
+        names = [f.name for f in self.module.functions]
+        if function.name in names:
+            self.module.functions[names.index(function.name)] = function
+        else:
+            self.module.functions.append(function)
 
     def callee(self, name: str, op: ast.Operation) -> XlaComputation:
         """The computation of function ``name`` (built on first use)."""
@@ -530,7 +577,7 @@ class ProgramLowering:
         builder.set_die_immediately_on_error(True)
         self._active.append(function.name)
         try:
-            ctx = Ctx(self, builder, function.name)
+            ctx = self.context(self, builder, function.name)
             params = []
             for i, (name, t) in enumerate(function.arguments):
                 shape = _function_type_shape(t, function, f"argument {name}")
@@ -547,19 +594,24 @@ class ProgramLowering:
                     f"@{function.name} at line {function.line}: returns {len(results)} values "
                     f"but its type declares {len(function.result_types)} results"
                 )
-            for i, (value, t) in enumerate(zip(results, function.result_types, strict=True)):
-                declared = _function_type_shape(t, function, f"result {i}")
-                if not _same_shape(value.shape, declared):
-                    raise InvalidArgumentError(
-                        f"@{function.name} at line {function.line}: result {i} is declared "
-                        f"{t.text} but the function returns {value.shape}"
-                    )
+            for i, value in enumerate(results):
+                self.check_function_result(function, i, value)
             for annotate in FUNCTION_ANNOTATORS:
                 results = annotate(ctx, function, params, results)
             root = ctx.pack(results) if results else ops.Tuple(builder, [])
             return builder.build(root)
         finally:
             self._active.pop()
+
+    def check_function_result(self, function: ast.Function, index: int, value: XlaOp) -> None:
+        """The function's declared result ``index`` must be the shape it returns."""
+        t = function.result_types[index]
+        declared = _function_type_shape(t, function, f"result {index}")
+        if not _same_shape(value.shape, declared):
+            raise InvalidArgumentError(
+                f"@{function.name} at line {function.line}: result {index} is declared "
+                f"{t.text} but the function returns {value.shape}"
+            )
 
     def entry_module(self, name: str) -> HloModule:
         """An HloModule with function ``name`` as its entry computation."""

@@ -1,10 +1,11 @@
 """Dynamic dimensions: ``get-dimension-size``, ``set-dimension-size``, ``dynamic-reshape``.
 
-Dynamic dimensions are carried at their bound, as in the interpreter:
-``get-dimension-size`` is the bound, ``set-dimension-size`` passes its operand through
-after checking the size, and ``dynamic-reshape`` lays the leading elements out in the
-dynamic sizes in the leading corner of the bound; only the error path of those checks
-calls into Python, to raise the interpreter's error.
+These run after ``passes/expand/dynamic_padder``, which has turned every dynamic size
+into an ``s32[]`` value and every buffer into one of its bound: what reaches here is
+at the bound. ``get-dimension-size`` is then the bound, ``set-dimension-size`` passes
+its operand through after checking the size, and ``dynamic-reshape`` lays the leading
+elements out in the dynamic sizes in the leading corner of the bound; only the error
+path of those checks calls into Python, to raise the interpreter's error.
 """
 
 from __future__ import annotations

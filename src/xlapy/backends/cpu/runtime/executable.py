@@ -65,6 +65,10 @@ class CpuOptions:
     # past the end or before the start of every buffer; the default comes from the
     # environment variable XLAPY_GUARD_BUFFERS.
     guard_buffers: str | None = field(default_factory=guarded_memory.default_mode)
+    # XLA:CPU's f16/bf16 excess precision (XLA's xla_allow_excess_precision, plus LLVM's
+    # FMA contraction of f16 multiply-adds): JAX programs round as on XLA:CPU. False:
+    # every op rounds to its type, as the interpreter (the per-op oracle) does.
+    allow_excess_precision: bool = True
 
     def __post_init__(self) -> None:
         self.guard_buffers = guarded_memory.mode_from(self.guard_buffers)
@@ -138,6 +142,14 @@ class CpuExecutable:
             [default_layout_shape(s) for s in _leaf_shapes(p)] for p in declared.parameters
         ]
         self._result_leaves = [default_layout_shape(s) for s in _leaf_shapes(declared.result)]
+        # Dynamic dimensions (passes/expand/dynamic_padder): the padded entry takes each
+        # dynamic size as one more s32[] parameter and returns the result's sizes after
+        # its leaves; arguments are padded to their bounds and results trimmed here.
+        self._dynamic = _dynamic_signature(program.module)
+        if self._dynamic is not None:
+            self._result_leaves = [
+                default_layout_shape(s) for s in _leaf_shapes(program.module.entry.root.shape)
+            ]
         self._result_shape = declared.result
         self._lock = threading.Lock()
         self._owner: int | None = None  # the thread running on the shared arena
@@ -155,6 +167,7 @@ class CpuExecutable:
         n = len(declared.parameters) + len(self._result_leaves)
         if (
             program.fast_name is not None
+            and self._dynamic is None  # sizes in and out take the general path
             and self.num_devices == 1
             and program.guard is None  # guard mode copies every buffer into its own pages
             and n <= MAX_FAST_ARGUMENTS
@@ -309,7 +322,11 @@ class CpuExecutable:
             for leaf, shape in zip(_literal_leaves(literal), shapes, strict=True):
                 if leaf.shape.layout != shape.layout:
                     leaf = leaf.relayout(shape.layout)
-                buffers.append(leaf.data)
+                buffers.append(_at_bound(leaf, shape) if self._dynamic else leaf.data)
+        if self._dynamic is not None:
+            for parameter, dim in self._dynamic.parameter_sizes:
+                size = arguments[parameter].shape.dimensions[dim]
+                buffers.append(np.array([size], np.int32))
         guard = self.program.guard
         if guard:
             buffers = [guarded_memory.guarded_copy(b.reshape(-1), guard) for b in buffers]
@@ -340,10 +357,13 @@ class CpuExecutable:
             raise fallback.status_error(status, error)
         if guard:  # results leave the guarded mappings, which go away with the call
             outputs = [np.array(out, copy=True) for out in outputs]
-        leaves = [
-            Literal(shape, out[: shape.element_count()])
-            for shape, out in zip(self._result_leaves, outputs, strict=True)
-        ]
+        if self._dynamic is not None and self._dynamic.result_leaves:
+            leaves = _trimmed(self._dynamic, self._result_leaves, outputs)
+        else:
+            leaves = [
+                Literal(shape, out[: shape.element_count()])
+                for shape, out in zip(self._result_leaves, outputs, strict=True)
+            ]
         return _relayout(self._result_shape, iter(leaves))
 
     def _device_context(self, index: int, hub: CollectiveHub | None) -> DeviceContext:
@@ -374,6 +394,42 @@ class CpuExecutable:
                 fallback.unregister_run(key)
 
         return run_on_devices(self.num_devices, self.options.collective_timeout, run)
+
+
+def _dynamic_signature(module: HloModule) -> Any:
+    """The padder's signature when the entry takes or returns dynamic sizes, else None."""
+    signature = getattr(module, "dynamic_signature", None)
+    if signature is None or not (signature.parameter_sizes or signature.result_sizes):
+        return None
+    return signature
+
+
+def _at_bound(leaf: Literal, shape: Shape) -> np.ndarray:
+    """An argument's buffer at the parameter's bounds: its elements in the leading corner
+    (a dynamic dimension of size 3 and bound 6 fills the first 3 rows), zeros after."""
+    if leaf.shape.dimensions == shape.dimensions:
+        return leaf.data
+    full = np.zeros(shape.dimensions, shape.element_type.dtype)
+    values = leaf.to_numpy()
+    full[tuple(slice(0, n) for n in values.shape)] = values
+    return full.reshape(-1)
+
+
+def _trimmed(signature: Any, shapes: Sequence[Shape], outputs: Sequence[np.ndarray]) -> list:
+    """The result leaves cut to their dynamic sizes, which follow them among the outputs."""
+    count = signature.result_leaves
+    dims = [list(s.dimensions) for s in shapes[:count]]
+    for j, (leaf, dim) in enumerate(signature.result_sizes):
+        dims[leaf][dim] = int(outputs[count + j].reshape(-1)[0])
+    leaves = []
+    for shape, sizes, out in zip(shapes[:count], dims, outputs[:count], strict=True):
+        if list(shape.dimensions) == sizes:
+            leaves.append(Literal(shape, out[: shape.element_count()]))
+            continue
+        full = out[: shape.element_count()].reshape(shape.dimensions)
+        part = np.array(full[tuple(slice(0, n) for n in sizes)])
+        leaves.append(Literal.from_numpy(part, element_type=shape.element_type))
+    return leaves
 
 
 def _rebuild(shape: Shape, leaves: Any) -> Any:
