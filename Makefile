@@ -19,8 +19,14 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 
+# The default run leaves out the tests marked slow (whole-suite sweeps, 1500-deep
+# programs); `make test-long` runs just those.
 test: $(STAMP) lint
-	$(PY) -m pytest
+	$(PY) -m pytest -m "not slow"
+
+.PHONY: test-long
+test-long: $(STAMP)
+	$(PY) -m pytest -m slow
 
 clean-venv:
 	rm -rf $(VENV)
@@ -48,6 +54,12 @@ conformance-cpu: $(STAMP)
 BENCH_ARGS ?=
 bench: $(STAMP)
 	$(PY) -m benchmarks.run --json benchmarks/results.json --markdown benchmarks/RESULTS.md $(BENCH_ARGS)
+
+# On a machine with an NVIDIA GPU and JAX with CUDA: the GPU back-end against JAX's GPU
+# back-end (benchmarks/gpu.py); tools/gpu_check.sh runs it with the GPU tests.
+.PHONY: bench-gpu
+bench-gpu: $(STAMP)
+	$(PY) -m benchmarks.gpu --json benchmarks/gpu_results.json --markdown benchmarks/GPU_RESULTS.md $(BENCH_ARGS)
 
 # Memory safety (not part of `make test`). soak: the CPU tests SOAK_COUNT times over in
 # one process (state left by one run must not break the next). guard: the CPU tests with

@@ -84,7 +84,9 @@ def _call_chain(n: int, callees_first: bool = True) -> str:
     return "\n".join(["HloModule calls", *computations, entry])
 
 
-@pytest.mark.parametrize("platform", PLATFORMS)
+@pytest.mark.parametrize(
+    "platform", [pytest.param(p, marks=pytest.mark.slow) if p == "cpu" else p for p in PLATFORMS]
+)
 @pytest.mark.parametrize("callees_first", [True, False])
 def test_a_1500_deep_call_chain_runs(platform, callees_first):
     executable = _compile(platform, _call_chain(1500, callees_first))
@@ -115,6 +117,7 @@ def test_deeply_nested_conditionals_on_the_interpreter_are_a_clear_error():
         executable(np.float32(1))
 
 
+@pytest.mark.slow
 def test_1500_nested_conditionals_compile_and_run_on_cpu():
     # The passes' side-effect analysis and the code generator walk the call graph on
     # explicit stacks: nesting depth is not bounded by Python's recursion limit.

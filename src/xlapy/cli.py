@@ -17,7 +17,8 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from . import atlas
+from . import atlas, stablehlo
+from . import client as client_module
 from .errors import XlaError
 from .hlo import parse_module
 from .hlo.graph import render
@@ -76,6 +77,28 @@ def _ops(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compile(args: argparse.Namespace) -> int:
+    """Compile a module ahead of running it; with ``--dump-dir`` the optimized HLO and
+    (platform gpu) the PTX of every kernel are written there. Needs no GPU."""
+    text = _read(args.file)
+    module = stablehlo.parse_module(text) if args.file.endswith(".mlir") else parse_module(text)
+    options: dict[str, object] = {}
+    if args.dump_dir:
+        options["dump_dir"] = args.dump_dir
+    if args.gpu_arch:
+        if args.platform != "gpu":
+            raise XlaError("--gpu-arch applies to --platform gpu only")
+        options["gpu_arch"] = args.gpu_arch
+    client = client_module.LocalClient(args.platform)
+    executable = client.compile(module, client_module.CompileOptions(backend_options=options))
+    program = getattr(executable._executable, "program", None)
+    kernels = getattr(program, "kernel_count", None)
+    what = f", {kernels} kernels for {program.arch}" if args.platform == "gpu" else ""
+    where = f"; wrote {args.dump_dir}" if args.dump_dir else ""
+    print(f"{args.file}: compiled for {args.platform}{what}{where}")
+    return 0
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="xlapy", description="XLA in Python")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -108,6 +131,15 @@ def _parser() -> argparse.ArgumentParser:
         help="list the places that file an opcode outside a module named after its family",
     )  # fmt: skip
     ops.set_defaults(run=_ops)
+
+    compile_ = commands.add_parser(
+        "compile", help="compile an HLO (.hlo) or StableHLO (.mlir) module; no device needed"
+    )
+    compile_.add_argument("file", help="module file (- for standard input: HLO text)")
+    compile_.add_argument("--platform", default="cpu", help="cpu, gpu or interpreter")
+    compile_.add_argument("--gpu-arch", help="sm_80, sm_90... (platform gpu; default sm_90)")
+    compile_.add_argument("--dump-dir", help="write the optimized HLO (and the PTX) here")
+    compile_.set_defaults(run=_compile)
     return parser
 
 

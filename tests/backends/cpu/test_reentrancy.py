@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+import pytest
 
 import xlapy
 
@@ -42,6 +43,7 @@ def test_a_host_callback_may_call_its_own_executable() -> None:
         xlapy.unregister_custom_call("xlapy_test_call_myself")
 
 
+@pytest.mark.slow
 def test_more_parameters_than_ctypes_passes_to_a_function() -> None:
     # ctypes calls foreign functions with at most 1024 arguments: the fast entry takes
     # one per parameter and result, so this signature must take the general path.
