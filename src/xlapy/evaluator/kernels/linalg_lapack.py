@@ -405,7 +405,13 @@ def _run_gtsv(call: LapackCall, operands: list[np.ndarray]) -> Value:
     dl, d, du, b = operands
     dl_out, d_out, du_out, x = (np.array(v, copy=True) for v in operands)
     info = new(call, 4)
-    if b.shape[-2] and b.shape[-1]:
+    if b.shape[-2] == 1:  # LAPACK's one-row case (scipy refuses empty off-diagonals)
+        for i in batches(b.shape[:-2]):
+            pivot = d[i][0]
+            info[i] = 1 if pivot == 0 else 0
+            if pivot != 0:
+                x[i] = b[i] / pivot
+    elif b.shape[-2] and b.shape[-1]:
         for i in batches(b.shape[:-2]):
             du2, d_out[i], du_head, x[i], info[i] = routine(call, "gtsv")(
                 dl[i][1:], d[i], du[i][:-1], b[i]
