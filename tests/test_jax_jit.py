@@ -86,3 +86,17 @@ def test_bad_static_arguments_are_clear():
     g = xjax.jit(lambda x, n: x, static_argnums=1)
     with pytest.raises(InvalidArgumentError, match="hashable"):
         g(np.ones(2), [1, 2])
+
+
+def test_denormals_are_flushed_as_on_xla_cpu_unless_asked_otherwise():
+    x = np.array([1e-39, 3e-39, -2e-40, 1.0], np.float32)
+
+    def double(v):
+        return v * np.float32(2.0)
+
+    want = np.asarray(jax.jit(double)(x))  # XLA:CPU flushes: [0, 0, -0, 2]
+    got = xjax.jit(double)(x)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    ieee = xjax.jit(double, flush_denormals=False)(x)
+    np.testing.assert_array_equal(ieee, x * np.float32(2.0))
+    assert ieee[0] != 0

@@ -10,6 +10,11 @@ The compile cache is keyed as ``jax.jit`` keys its own: the structure of the
 arguments, every leaf's shape, dtype and weak type (a Python scalar is weakly
 typed), and the values of the static arguments. A new key lowers and compiles
 once; the same key calls the cached executable.
+
+Denormals: on the CPU, JAX's programs run as XLA:CPU runs them, with denormals
+flushed to zero (``CpuOptions.flush_denormals``: FTZ and DAZ set while the code runs),
+so ``x * 2`` of a denormal ``x`` is 0 here as under ``jax.jit``; ``flush_denormals=False``
+gives IEEE denormals instead, as xlapy's own API (and the interpreter) computes.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .client import Executable, local_client
+from .client import CompileOptions, Executable, local_client
 from .errors import FailedPreconditionError, InvalidArgumentError
 from .hlo.module import HloModule
 from .stablehlo import parse_module
@@ -54,6 +59,7 @@ class JitFunction:
         static_argnums: Sequence[int] = (),
         static_argnames: Sequence[str] = (),
         platform: str = "cpu",
+        flush_denormals: bool = True,
     ) -> None:
         if not callable(fn):
             raise InvalidArgumentError(f"xlapy.jax.jit: expected a function, got {fn!r}")
@@ -61,6 +67,7 @@ class JitFunction:
         self.static_argnums = tuple(int(i) for i in static_argnums)
         self.static_argnames = tuple(static_argnames)
         self.platform = platform
+        self.flush_denormals = bool(flush_denormals)
         try:
             self._jax_jit = jax.jit(
                 fn,
@@ -119,12 +126,19 @@ class JitFunction:
             return compiled
         lowered = self._jax_jit.lower(*args, **kwargs)
         module = parse_module(lowered.as_text())
-        executable = local_client(self.platform).compile(module)
+        executable = local_client(self.platform).compile(module, self._compile_options())
         in_avals = jax.tree_util.tree_leaves(lowered.in_avals)
         compiled = _Compiled(module, executable, in_avals, lowered.out_tree)
         with self._lock:
             self._cache.setdefault(key, compiled)
         return compiled
+
+    def _compile_options(self) -> CompileOptions | None:
+        """The CPU's XLA:CPU conventions (denormals flushed unless asked otherwise); the
+        interpreter has none to set."""
+        if self.platform != "cpu":
+            return None
+        return CompileOptions(backend_options={"flush_denormals": self.flush_denormals})
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         compiled = self._compiled(args, kwargs)
@@ -152,17 +166,20 @@ def jit(
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
     platform: str = "cpu",
+    flush_denormals: bool = True,
 ) -> Any:
     """Compile ``fn`` (a JAX function) with xlapy; usable as ``@jit`` or ``@jit(...)``.
 
     ``static_argnums``/``static_argnames`` as in ``jax.jit``; ``platform`` is an
-    xlapy platform (``"cpu"``, the default, or ``"interpreter"``).
+    xlapy platform (``"cpu"``, the default, or ``"interpreter"``). ``flush_denormals``
+    (CPU only): denormals flushed to zero as on XLA:CPU (the default), or False for
+    IEEE denormals.
     """
     nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
     names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
 
     def wrap(f: Callable[..., Any]) -> JitFunction:
-        return JitFunction(f, nums, names, platform)
+        return JitFunction(f, nums, names, platform, flush_denormals)
 
     return wrap if fn is None else wrap(fn)
 

@@ -61,6 +61,7 @@ from .emit import (  # noqa: F401  (each emitter module registers its thunk emit
 )
 from .emit.registry import THUNK_EMITTERS
 from .emit.row_groups import emit_row_group, find_row_groups
+from .flush_denormals import enter_flushed, flushing_task, restore_at_returns
 from .ir_support import i64, load_pointer, pointer_table, typed_pointer
 from .llvm_types import (
     COMPUTATION_TYPE,
@@ -123,6 +124,10 @@ class ModuleEmitter:
         )
         self._memcpy = None
         self.donations = donations_of(module)
+        # CpuOptions.flush_denormals: the entry runs with FTZ|DAZ, and so does every task
+        # it hands to the thread pool (flush_denormals; kernel name -> its wrapper).
+        self.flush_denormals = bool(getattr(options, "flush_denormals", False))
+        self._flushing_tasks: dict[str, ir.Function] = {}
 
     # -- helpers ---------------------------------------------------------------------------
     def unique_name(self, base: str) -> str:
@@ -167,6 +172,16 @@ class ModuleEmitter:
 
     def constant_pointer(self, b: ir.IRBuilder, array: np.ndarray) -> ir.Value:
         return ir.Constant(I64, self.constant_address(array)).inttoptr(I8_PTR)
+
+    def pool_task(self, kernel: ir.Function) -> ir.Function:
+        """What ``xlapy_parallel_for`` runs for ``kernel``: the kernel itself, or with
+        ``flush_denormals`` a wrapper that sets FTZ|DAZ on the worker around it."""
+        if not self.flush_denormals:
+            return kernel
+        if kernel.name not in self._flushing_tasks:
+            name = self.unique_name(kernel.name + ".flushed")
+            self._flushing_tasks[kernel.name] = flushing_task(self.ir, kernel, name)
+        return self._flushing_tasks[kernel.name]
 
     def memcpy(self, b: ir.IRBuilder, dst: ir.Value, src: ir.Value, nbytes: int) -> None:
         if nbytes <= 0:
@@ -280,6 +295,11 @@ class FunctionEmitter:
         module.buffers[id(computation)] = self.buffers
         self._param_pointers: dict[int, ir.Value] = {}
         self._result_pointers: dict[int, ir.Value] = {}
+        # The caller's MXCSR, saved by the entry of a flush_denormals program (the other
+        # computations run inside the entry, hence in its mode).
+        self._saved_mxcsr = None
+        if module.flush_denormals and computation is module.hlo.entry:
+            self._saved_mxcsr = enter_flushed(self.b)
 
     # -- values and pointers ---------------------------------------------------------------
     def value(self, instruction: HloInstruction) -> ValueTree:
@@ -342,7 +362,8 @@ class FunctionEmitter:
             return
         table = pointer_table(self.b, pointers)
         if parallel:
-            self.b.call(self.m.parallel_for, [kernel, table, i64(n), i64(worker_count())])
+            task = self.m.pool_task(kernel)
+            self.b.call(self.m.parallel_for, [task, table, i64(n), i64(worker_count())])
         else:
             self.b.call(kernel, [table, i64(0), i64(n)])
 
@@ -363,6 +384,8 @@ class FunctionEmitter:
             destination = self._cached_load(self._result_pointers, self.results, leaf)
             self.m.memcpy(self.b, destination, self.pointer(slot), slot.byte_size)
         self.b.ret(I32(0))
+        if self._saved_mxcsr is not None:
+            restore_at_returns(self.function, self._saved_mxcsr)
 
     def emit_instruction(self, instruction: HloInstruction, allow_fallback: bool = True) -> None:
         op = instruction.opcode

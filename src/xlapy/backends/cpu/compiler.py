@@ -19,6 +19,7 @@ from ...errors import NotFoundError
 from ...hlo.module import HloModule
 from ...opcode import HloOpcode
 from ...passes import COMPILER_TARGETS
+from . import flush_denormals
 from .codegen import ModuleEmitter
 from .pipeline import cpu_pipeline
 from .runtime import fast_call, jit, native_runtime
@@ -53,7 +54,8 @@ def _cache_key(module: HloModule, options: CpuOptions, target: jit.Target) -> st
     disabled = ",".join(sorted(options.disabled_passes))
     knobs = (
         f"{options.opt_level}|{options.num_replicas}|{options.num_partitions}|{disabled}"
-        f"|guard={options.guard_buffers}"
+        f"|guard={options.guard_buffers}|flush={options.flush_denormals}"
+        f"|excess={options.allow_excess_precision}"
     )
     return hashlib.sha256(f"{knobs}|{target.key}\n{shape}\n{text}".encode()).hexdigest()
 
@@ -68,6 +70,8 @@ def compile_program(
     module: HloModule, options: CpuOptions, target: jit.Target | None = None
 ) -> CompiledProgram:
     target = target or target_of(options)
+    if options.flush_denormals:
+        flush_denormals.require_x86(target, jit.host_triple())
     timings: dict[str, float] = {}
     start = time.perf_counter()
     declared = module.entry.program_shape

@@ -69,6 +69,13 @@ class CpuOptions:
     # FMA contraction of f16 multiply-adds): JAX programs round as on XLA:CPU. False:
     # every op rounds to its type, as the interpreter (the per-op oracle) does.
     allow_excess_precision: bool = True
+    # XLA:CPU's denormals: True runs the native code with the FTZ and DAZ bits of x86's
+    # MXCSR set (denormal results and inputs are zeros of their sign), as XLA:CPU runs
+    # every execution, on the calling thread and on the pool's workers, the caller's mode
+    # restored afterwards (flush_denormals). False (xlapy's default): IEEE denormals, as
+    # the interpreter (the per-op oracle) and numpy compute. xlapy.jax.jit turns it on so
+    # that JAX programs give what they give on XLA:CPU. x86 targets only.
+    flush_denormals: bool = False
 
     def __post_init__(self) -> None:
         self.guard_buffers = guarded_memory.mode_from(self.guard_buffers)

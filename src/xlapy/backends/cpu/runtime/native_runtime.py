@@ -31,6 +31,7 @@ from __future__ import annotations
 import ctypes
 import os
 import threading
+from collections.abc import Callable
 
 import llvmlite.binding as llvm
 
@@ -48,6 +49,8 @@ declare i32 @pthread_mutex_unlock(i8*)
 declare i32 @pthread_cond_wait(i8*, i8*)
 declare i32 @pthread_cond_broadcast(i8*)
 declare void @llvm.x86.sse2.pause()
+declare void @llvm.x86.sse.stmxcsr(i8*)
+declare void @llvm.x86.sse.ldmxcsr(i8*)
 
 ; The pool: glibc's mutexes and condition variables are valid when zeroed.
 @pool.busy = internal global [64 x i8] zeroinitializer, align 64
@@ -82,8 +85,18 @@ define internal i8* @xlapy_worker(i8* %arg) {
 
 ; A pool worker: waits for a new generation (spinning briefly first, so that back to
 ; back kernels do not pay a wake-up), runs its task if it has one, reports, repeats.
+; A thread starts with its creator's MXCSR; a pool started by a flush_denormals program
+; (FTZ|DAZ set) must still run other programs with IEEE denormals, so the worker clears
+; both bits first (flush_denormals' tasks set them around their own work).
 define internal i8* @xlapy_pool_worker(i8* %arg) {
 entry:
+  %mode = alloca i32
+  %mode.p = bitcast i32* %mode to i8*
+  call void @llvm.x86.sse.stmxcsr(i8* %mode.p)
+  %inherited = load i32, i32* %mode
+  %ieee = and i32 %inherited, {no_flush}
+  store i32 %ieee, i32* %mode
+  call void @llvm.x86.sse.ldmxcsr(i8* %mode.p)
   %k = ptrtoint i8* %arg to i64
   %lock = getelementptr [64 x i8], [64 x i8]* @pool.lock, i64 0, i64 0
   %work = getelementptr [64 x i8], [64 x i8]* @pool.work, i64 0, i64 0
@@ -327,7 +340,7 @@ joined:
 done:
   ret void
 }
-"""
+""".replace("{no_flush}", str(~(1 << 15 | 1 << 6)))
 
 _FORK_IR = r"""
 declare void @llvm.memset.p0i8.i64(i8*, i8, i64, i1)
@@ -474,8 +487,29 @@ define i32 @xlapy_fallback(i8* %ctx, i64 %thunk, i8** %pointers) {
 }
 """.replace("{interrupted}", str(fallback.INTERRUPTED))
 
+# The calling thread's MXCSR (x86's SSE control and status word), read and written from
+# Python: what tests of ``CpuOptions.flush_denormals`` check the native code restores.
+_MXCSR_IR = r"""
+define i32 @xlapy_read_mxcsr() {
+  %word = alloca i32
+  %p = bitcast i32* %word to i8*
+  call void @llvm.x86.sse.stmxcsr(i8* %p)
+  %value = load i32, i32* %word
+  ret i32 %value
+}
+
+define void @xlapy_write_mxcsr(i32 %value) {
+  %word = alloca i32
+  store i32 %value, i32* %word
+  %p = bitcast i32* %word to i8*
+  call void @llvm.x86.sse.ldmxcsr(i8* %p)
+  ret void
+}
+"""
+
 _lock = threading.Lock()
 _code: list[object] = []
+_mxcsr: dict[str, Callable[..., int | None]] = {}  # "read", "write"
 
 
 def ensure_runtime() -> None:
@@ -488,7 +522,9 @@ def ensure_runtime() -> None:
             address = ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value
             jit.register_symbol(name, address or 0)
         jit.register_symbol("xlapy_python_dispatch", fallback.dispatch_address())
-        module = llvm.parse_assembly(_RUNTIME_IR + _FORK_IR + _POLL_IR + _DISPATCH_IR)
+        module = llvm.parse_assembly(
+            _RUNTIME_IR + _FORK_IR + _POLL_IR + _DISPATCH_IR + _MXCSR_IR
+        )
         module.triple = jit.host_triple()
         module.verify()
         engine = llvm.create_mcjit_compiler(module, jit.new_target_machine())
@@ -503,6 +539,24 @@ def ensure_runtime() -> None:
         after_fork = ctypes.CFUNCTYPE(None)(engine.get_function_address("xlapy_pool_after_fork"))
         _code.append(after_fork)
         os.register_at_fork(after_in_child=after_fork)
+        _mxcsr["read"] = ctypes.CFUNCTYPE(ctypes.c_uint32)(
+            engine.get_function_address("xlapy_read_mxcsr")
+        )
+        _mxcsr["write"] = ctypes.CFUNCTYPE(None, ctypes.c_uint32)(
+            engine.get_function_address("xlapy_write_mxcsr")
+        )
+
+
+def read_mxcsr() -> int:
+    """The calling thread's MXCSR word (FTZ is bit 15, DAZ bit 6, flags bits 0-5)."""
+    ensure_runtime()
+    return int(_mxcsr["read"]())
+
+
+def write_mxcsr(value: int) -> None:
+    """Set the calling thread's MXCSR word (tests: a caller with an unusual mode)."""
+    ensure_runtime()
+    _mxcsr["write"](value & 0xFFFF)
 
 
 def worker_count() -> int:
