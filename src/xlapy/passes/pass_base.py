@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import InternalError, XlaError
+from ..errors import InternalError, InvalidArgumentError, XlaError
 from ..hlo.module import HloModule
 
 
@@ -79,6 +79,34 @@ class PassPipeline(HloPass):
             )
         )
         return self
+
+    def pass_names(self) -> set[str]:
+        """The names of every pass in this pipeline and its sub-pipelines."""
+        names: set[str] = set()
+        for p in self.passes:
+            names |= p.pass_names() if isinstance(p, PassPipeline) else {p.name}
+        return names
+
+    def disable(self, disabled: Iterable[str] | str, required: dict[str, str]) -> None:
+        """Leave the passes named in ``disabled`` out (XLA's --xla_disable_hlo_passes);
+        ``required`` maps the passes a backend's code relies on to why."""
+        disabled = frozenset([disabled] if isinstance(disabled, str) else disabled)
+        refused = sorted(disabled & set(required))
+        if refused:
+            why = "; ".join(f"{name}: {required[name]}" for name in refused)
+            raise InvalidArgumentError(
+                f"disabled_passes: {refused} cannot be disabled in the {self.name.upper()} pipeline ({why})"
+            )
+        unknown = disabled - self.pass_names()
+        if unknown:
+            raise InvalidArgumentError(
+                f"disabled_passes names no pass of the {self.name.upper()} pipeline: "
+                f"{sorted(unknown)}; the passes are {sorted(self.pass_names())}"
+            )
+        self.passes = [q for q in self.passes if q.name not in disabled]
+        for q in self.passes:
+            if isinstance(q, PassPipeline):
+                q.disable(disabled & q.pass_names(), {})
 
     def run(self, module: HloModule) -> bool:
         changed_any = False

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import InvalidArgumentError
 from ...hlo.module import HloModule
 from ...passes import (
     AlgebraicSimplifier,
@@ -68,6 +67,11 @@ class LayoutNormalization(HloPass):
         return True
 
 
+_REQUIRED = {
+    LayoutNormalization.name: "the code the CPU backend emits relies on it: every internal buffer in row-major order"
+}
+
+
 def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline = PassPipeline(
         name="cpu",
@@ -121,41 +125,6 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(MultiOutputFusion(can_emit_fused))
     pipeline.add(DeadCodeElimination())
     disabled = getattr(options, "disabled_passes", ()) or ()
-    disabled = frozenset([disabled] if isinstance(disabled, str) else disabled)
     if disabled:
-        _disable(pipeline, disabled)
+        pipeline.disable(disabled, _REQUIRED)
     return pipeline
-
-
-_REQUIRED = frozenset({LayoutNormalization.name})
-
-
-def _pass_names(pipeline: PassPipeline) -> set[str]:
-    names: set[str] = set()
-    for p in pipeline.passes:
-        names |= _pass_names(p) if isinstance(p, PassPipeline) else {p.name}
-    return names
-
-
-def _disable(pipeline: PassPipeline, disabled: frozenset[str]) -> None:
-    """Leave the passes named in ``disabled`` out of ``pipeline`` and its sub-pipelines."""
-    required = disabled & _REQUIRED
-    if required:
-        raise InvalidArgumentError(
-            f"disabled_passes: {sorted(required)} cannot be disabled: the code the CPU "
-            "backend emits relies on it (every internal buffer in row-major order)"
-        )
-    unknown = disabled - _pass_names(pipeline)
-    if unknown:
-        raise InvalidArgumentError(
-            f"disabled_passes names no pass of the CPU pipeline: {sorted(unknown)}; the "
-            f"passes are {sorted(_pass_names(pipeline))}"
-        )
-
-    def prune(p: PassPipeline) -> None:
-        p.passes = [q for q in p.passes if q.name not in disabled]
-        for q in p.passes:
-            if isinstance(q, PassPipeline):
-                prune(q)
-
-    prune(pipeline)

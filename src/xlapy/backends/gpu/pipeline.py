@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...errors import InvalidArgumentError
 from ...passes import (
     AlgebraicSimplifier,
     ApproxTopkExpander,
@@ -54,6 +53,10 @@ from ...passes import (
 from ...passes.expand.reductions_window_slices import ReduceWindowAsSlices
 from ..cpu.pipeline import LayoutNormalization
 from .kernels import can_emit_fused
+
+_REQUIRED = {
+    LayoutNormalization.name: "the GPU kernels rely on it: every buffer in row-major order"
+}
 
 
 def gpu_pipeline(options: Any) -> PassPipeline:
@@ -101,9 +104,9 @@ def gpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(ReduceEpilogueFusion(can_emit_fused))
     pipeline.add(MultiOutputFusion(can_emit_fused))
     pipeline.add(DeadCodeElimination())
-    disabled = frozenset(getattr(options, "disabled_passes", ()) or ())
+    disabled = getattr(options, "disabled_passes", ()) or ()
     if disabled:
-        _disable(pipeline, disabled)
+        pipeline.disable(disabled, _REQUIRED)
     return pipeline
 
 
@@ -112,29 +115,3 @@ def _pass_names(pipeline: PassPipeline) -> set[str]:
     for p in pipeline.passes:
         names |= _pass_names(p) if isinstance(p, PassPipeline) else {p.name}
     return names
-
-
-_REQUIRED = frozenset({LayoutNormalization.name})
-
-
-def _disable(pipeline: PassPipeline, disabled: frozenset[str]) -> None:
-    required = disabled & _REQUIRED
-    if required:
-        raise InvalidArgumentError(
-            f"disabled_passes: {sorted(required)} cannot be disabled on the GPU: its kernels "
-            "rely on it (row-major buffers)"
-        )
-    unknown = disabled - _pass_names(pipeline)
-    if unknown:
-        raise InvalidArgumentError(
-            f"disabled_passes names no pass of the GPU pipeline: {sorted(unknown)}; the "
-            f"passes are {sorted(_pass_names(pipeline))}"
-        )
-
-    def prune(p: PassPipeline) -> None:
-        p.passes = [q for q in p.passes if q.name not in disabled]
-        for q in p.passes:
-            if isinstance(q, PassPipeline):
-                prune(q)
-
-    prune(pipeline)
