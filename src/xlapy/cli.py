@@ -22,6 +22,11 @@ from . import client as client_module
 from .errors import XlaError
 from .hlo import parse_module
 from .hlo.graph import render
+from .service import command as serve
+from .tools import bisect, explain, opt, profile, run
+
+# Commands that live in modules of their own, each adding its parser with ``register``.
+COMMANDS = (run, opt, explain, profile, bisect, serve)
 
 
 def _read(path: str) -> str:
@@ -140,6 +145,8 @@ def _parser() -> argparse.ArgumentParser:
     compile_.add_argument("--gpu-arch", help="sm_80, sm_90... (platform gpu; default sm_90)")
     compile_.add_argument("--dump-dir", help="write the optimized HLO (and the PTX) here")
     compile_.set_defaults(run=_compile)
+    for command in COMMANDS:
+        command.register(commands)
     return parser
 
 

@@ -303,6 +303,41 @@ class Executable:
             return self.execute_replicated([literals] * self.num_devices)
         return self._donate(arguments, self.execute_literals(literals).to_numpy())
 
+    def profile(self, *arguments: Any, iterations: int = 1, capacity: int = 1 << 16) -> Any:
+        """Run ``iterations`` times with every kernel timed by the native code; returns
+        a ``Profile`` (``backends/cpu/profile_report``): ``.kernels`` (one row per thunk:
+        time, bytes, FLOPs, roofline fractions, share), ``.table()``,
+        ``.to_chrome_trace()`` (Perfetto's JSON), ``.result`` (the last run's result,
+        as ``__call__`` returns it). The module is compiled again with timestamps
+        (``CpuOptions.profile``; cached like any compile); this executable's own code
+        stays as it is and pays nothing. ``capacity`` bounds the events of one run (a
+        long while loop records one per body kernel per trip; the rest are counted as
+        dropped). CPU platform only."""
+        if self.client.platform != "cpu":
+            raise UnimplementedError(
+                f"profiling {self.hlo_module.name}: per-kernel profiles are taken on the cpu "
+                f"platform only, and this executable was compiled for {self.client.platform}; "
+                "compile it with local_client('cpu') to profile it"
+            )
+        if self.num_devices != 1:
+            raise UnimplementedError(
+                f"profiling {self.hlo_module.name}: it runs on {self.num_devices} devices; "
+                "only single-device executables can be profiled"
+            )
+        literals = [
+            self.client._literal_of(a)
+            if isinstance(a, GlobalData)
+            else _to_literal(a, f"argument {i}")
+            for i, a in enumerate(arguments)
+        ]
+        literals = self._check_arguments(literals)
+        options = self.client._backend_options(self.options)
+        options.profile = True
+        profiled = self.client._backend.compile(self.hlo_module, options)
+        report = profiled.profile(literals, iterations=iterations, capacity=capacity)
+        report.result = report.result.to_numpy()
+        return report
+
     def _donate(self, arguments: Sequence[Any], result: Any) -> Any:
         """``result`` with every aliased output written into its donated argument (see
         ``__call__``). A backend that already computed into the donor (the CPU's fast

@@ -91,6 +91,19 @@ class FailedPreconditionError(XlaError, RuntimeError):
     """The system is not in the state the call needs (e.g. a deleted buffer)."""
 
 
+class UnauthenticatedError(XlaError, PermissionError):
+    """A request to the service without valid credentials (no token, or a wrong one)."""
+
+
+class PermissionDeniedError(XlaError, PermissionError):
+    """An authenticated request for something its caller may not touch (another
+    session's handles)."""
+
+
+class UnavailableError(XlaError, ConnectionError):
+    """The service cannot be reached, or went away mid-call; retrying may succeed."""
+
+
 __all__ = [
     "XlaError",
     "InvalidArgumentError",
@@ -98,6 +111,9 @@ __all__ = [
     "UnimplementedError",
     "ResourceExhaustedError",
     "DeadlineExceededError",
+    "UnauthenticatedError",
+    "PermissionDeniedError",
+    "UnavailableError",
     "InternalError",
     "NotFoundError",
     "FailedPreconditionError",

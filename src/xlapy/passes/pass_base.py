@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from ..errors import InternalError, InvalidArgumentError, XlaError
@@ -44,11 +44,14 @@ class PassStats:
 @dataclass
 class PipelineOptions:
     """``verify``: check the module after every pass (debug mode); ``dump_dir``: write
-    the module as HLO text after every pass that changed it (``NN-pass.hlo``)."""
+    the module as HLO text after every pass that changed it (``NN-pass.hlo``);
+    ``observer(pass_name, module, changed)``: called after every run of a pass, for
+    tools that watch a compile (``xlapy opt --until``, ``xlapy explain``'s diffs)."""
 
     verify: bool = False
     dump_dir: str | None = None
     max_iterations: int = 25
+    observer: Callable[[str, HloModule, bool], None] | None = None
 
 
 @dataclass
@@ -86,6 +89,21 @@ class PassPipeline(HloPass):
         for p in self.passes:
             names |= p.pass_names() if isinstance(p, PassPipeline) else {p.name}
         return names
+
+    def walk(self, prefix: str = "") -> Iterator[tuple[str, HloPass]]:
+        """Every pass in the order the pipeline runs it (one run each), with the path of the
+        sub-pipeline it sits in (``cpu/simplify``); a pass shared by two sub-pipelines is
+        yielded once per place. For tools that name passes (``xlapy opt --list``)."""
+        path = f"{prefix}/{self.name}" if prefix else self.name
+        for p in self.passes:
+            if isinstance(p, PassPipeline):
+                yield from p.walk(path)
+            else:
+                yield path, p
+
+    def find(self, name: str) -> HloPass | None:
+        """The first pass called ``name``, in run order (None when there is none)."""
+        return next((p for _, p in self.walk() if p.name == name), None)
 
     def disable(self, disabled: Iterable[str] | str, required: dict[str, str]) -> None:
         """Leave the passes named in ``disabled`` out (XLA's --xla_disable_hlo_passes);
@@ -144,6 +162,8 @@ class PassPipeline(HloPass):
                 ) from e
         if changed and self.options.dump_dir:
             self._dump(module, hlo_pass.name)
+        if self.options.observer is not None:
+            self.options.observer(hlo_pass.name, module, changed)
         return changed
 
     def _dump(self, module: HloModule, pass_name: str) -> None:

@@ -16,10 +16,8 @@ import numpy as np
 from ..backends.cpu import run as cpu_run
 from ..backends.interpreter import run as interpreter_run
 from ..errors import XlaError
+from ..tools.compare import tolerance
 from ..types import PrimitiveType
-
-_RTOL = {2: 2e-3, 1: 0.13}  # by itemsize; 4 and 8 byte floats below
-_RTOL_BY_DTYPE = {np.dtype(np.float32): 2e-5, np.dtype(np.float64): 1e-12}
 
 
 def assert_agree(got: Any, want: Any, where: str = "result", transform: bool = False) -> None:
@@ -42,12 +40,10 @@ def assert_agree(got: Any, want: Any, where: str = "result", transform: bool = F
         np.testing.assert_array_equal(g, w, err_msg=where)
         return
     wide = np.complex128 if et.is_complex else np.float64
-    gf, wf = g.astype(wide), w.astype(wide)
-    rtol = _RTOL_BY_DTYPE.get(w.dtype, _RTOL.get(w.dtype.itemsize, 2e-5))
-    finite = np.isfinite(wf)
-    scale = float(np.max(np.abs(wf[finite]))) if finite.any() else 1.0
-    absolute = rtol * max(scale, 1e-30) * (1.0 if transform else 1e-3)
-    np.testing.assert_allclose(gf, wf, rtol=rtol, atol=absolute, equal_nan=True, err_msg=where)
+    rtol, absolute = tolerance(w, transform)
+    np.testing.assert_allclose(
+        g.astype(wide), w.astype(wide), rtol=rtol, atol=absolute, equal_nan=True, err_msg=where
+    )
 
 
 def dual_run(module: Any, *arguments: Any, **options: Any) -> Any:

@@ -57,11 +57,12 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("stablehlo", ("xlapy.stablehlo",)),
     ("backends", ("xlapy.backends",)),
     ("client", ("xlapy.client",)),
+    ("service", ("xlapy.service",)),
     (
         "tools",
         (
             "xlapy", "xlapy.testing", "xlapy.conformance", "xlapy.cli", "xlapy.demo",
-            "xlapy.atlas", "xlapy.jax",
+            "xlapy.atlas", "xlapy.jax", "xlapy.tools",
         ),
     ),
 ]  # fmt: skip
@@ -78,7 +79,7 @@ MAX_LINES = 800
 
 # Imports that stay inside functions on purpose: optional heavy dependencies, loaded
 # only by the code that needs them, and lazy loading the package does by design.
-OPTIONAL_DEPENDENCIES = ("jax", "jaxlib")
+OPTIONAL_DEPENDENCIES = ("jax", "jaxlib", "grpc", "google", "playwright", "mpi4py")
 LAZY_BY_DESIGN: dict[str, tuple[str, ...]] = {
     # The client loads a platform's backend only when that platform is asked for.
     "xlapy.client": ("xlapy.backends",),

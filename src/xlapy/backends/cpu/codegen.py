@@ -19,6 +19,8 @@ instructions, and the fallback for everything else. An emitter that raises
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -75,6 +77,7 @@ from .llvm_types import (
     VOID,
     NotEmittable,
 )
+from .profiling import ProfileProbes, ProfileSite, site_for
 from .runtime import fallback, guarded_memory, jit
 from .runtime.native_runtime import worker_count
 
@@ -128,6 +131,16 @@ class ModuleEmitter:
         # it hands to the thread pool (flush_denormals; kernel name -> its wrapper).
         self.flush_denormals = bool(getattr(options, "flush_denormals", False))
         self._flushing_tasks: dict[str, ir.Function] = {}
+        # CpuOptions.profile: timestamps around every thunk (profiling); None leaves the
+        # IR exactly as it is without profiling.
+        self.profile: ProfileProbes | None = (
+            ProfileProbes(self.ir) if getattr(options, "profile", False) else None
+        )
+
+    @property
+    def profile_sites(self) -> list[ProfileSite]:
+        """What each recorded site number stands for (empty without profiling)."""
+        return self.profile.sites if self.profile is not None else []
 
     # -- helpers ---------------------------------------------------------------------------
     def unique_name(self, base: str) -> str:
@@ -371,29 +384,63 @@ class FunctionEmitter:
     def emit(self) -> None:
         schedule = self.buffers.schedule
         groups = find_row_groups(self, schedule)
+        probes = self.m.profile
+        is_entry = self.computation is self.m.hlo.entry
+        program_start = probes.start(self.b) if probes is not None and is_entry else None
         k = 0
         while k < len(schedule):
             if k in groups:
                 end, rows = groups[k]
-                emit_row_group(self, schedule[k:end], rows)
+                members = schedule[k:end]
+                with self._profiled(members):
+                    emit_row_group(self, members, rows)
                 k = end
             else:
-                self.emit_instruction(schedule[k])
+                with self._profiled(schedule[k : k + 1]):
+                    self.emit_instruction(schedule[k])
                 k += 1
         for slot, leaf in self.buffers.root_copies:
             destination = self._cached_load(self._result_pointers, self.results, leaf)
             self.m.memcpy(self.b, destination, self.pointer(slot), slot.byte_size)
+        if program_start is not None:
+            site = ProfileSite(self.m.hlo.name, self.computation.name, (), "program")
+            probes.stop(self.b, self.ctx, site, program_start)
         self.b.ret(I32(0))
         if self._saved_mxcsr is not None:
             restore_at_returns(self.function, self._saved_mxcsr)
 
-    def emit_instruction(self, instruction: HloInstruction, allow_fallback: bool = True) -> None:
+    def emits_code(self, instruction: HloInstruction) -> bool:
+        """False for instructions that only name a value or compute nothing."""
         op = instruction.opcode
         if op in NO_CODE or (op in (Op.BITCAST, Op.RESHAPE) and _is_alias(self, instruction)):
+            return False
+        # Zero elements out: no emitter ever sees an empty result, so none can write a
+        # row into it (an integer dot once ran max(1, m) rows into an empty buffer).
+        return not _computes_nothing(self, instruction)
+
+    @contextmanager
+    def _profiled(self, members: list[HloInstruction]) -> Iterator[None]:
+        """With profiling on, the code emitted inside is timed as one thunk running
+        ``members``; the start dominates the stop, as every top-level thunk's code is
+        entered only through its beginning."""
+        probes = self.m.profile
+        working = [m for m in members if self.emits_code(m)] if probes is not None else []
+        if not working:
+            yield
             return
-        if _computes_nothing(self, instruction):
-            # Zero elements out: no emitter ever sees an empty result, so none can write a
-            # row into it (an integer dot once ran max(1, m) rows into an empty buffer).
+        start = probes.start(self.b)
+        thunks = len(self.m.thunks)
+        yield
+        python = any(
+            isinstance(t, (fallback.FallbackThunk, fallback.HostCallbackThunk))
+            for t in self.m.thunks[thunks:]
+        )
+        site = site_for(working, self.computation.name, python)
+        probes.stop(self.b, self.ctx, site, start)
+
+    def emit_instruction(self, instruction: HloInstruction, allow_fallback: bool = True) -> None:
+        op = instruction.opcode
+        if not self.emits_code(instruction):
             return
         try:
             emitter = THUNK_EMITTERS.get(op)

@@ -55,7 +55,7 @@ def _cache_key(module: HloModule, options: CpuOptions, target: jit.Target) -> st
     knobs = (
         f"{options.opt_level}|{options.num_replicas}|{options.num_partitions}|{disabled}"
         f"|guard={options.guard_buffers}|flush={options.flush_denormals}"
-        f"|excess={options.allow_excess_precision}"
+        f"|excess={options.allow_excess_precision}|profile={options.profile}"
     )
     return hashlib.sha256(f"{knobs}|{target.key}\n{shape}\n{text}".encode()).hexdigest()
 
@@ -121,6 +121,7 @@ def compile_program(
         guard=emitter.guard,
         guard_pages=list(emitter.guard_pages),
         keep_alive=emitter.keep_alive,
+        profile_sites=list(emitter.profile_sites),
         declared=declared,
         timings=timings,
     )

@@ -78,6 +78,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
         options=PipelineOptions(
             verify=bool(getattr(options, "debug", False)),
             dump_dir=getattr(options, "dump_dir", None),
+            observer=getattr(options, "pass_observer", None),
         ),
     )
     pipeline.add(Defuser())

@@ -34,6 +34,7 @@ from ...hlo.module import HloModule
 from ...opcode import HloOpcode
 from ...xla_data import FusionKind
 from ..pass_base import HloPass
+from .decisions import FusionLog, record
 from .policy import (
     EXPENSIVE,
     MOVEMENT,
@@ -54,6 +55,31 @@ _CONTROL_FLOW = frozenset({Op.WHILE, Op.CONDITIONAL, Op.CALL})
 _NEVER_PRODUCERS = frozenset({Op.PARAMETER, Op.GET_TUPLE_ELEMENT, Op.TUPLE, Op.REDUCE})
 # Fusion kinds the loop emitter extends with more producers.
 _EXTENSIBLE_KINDS = frozenset({"kLoop", "kInput"})
+
+# The policy's answers, as (fused, reason): ``verdict`` returns these constants, so the
+# decision costs no more than a bool and a decision log (``decisions``) reads the reason.
+_NEVER_REASONS = {
+    Op.PARAMETER: "a parameter is a value from outside the computation",
+    Op.GET_TUPLE_ELEMENT: "get-tuple-element only names part of a tuple",
+    Op.TUPLE: "a tuple is structure, not a value a loop computes",
+    Op.REDUCE: "a reduce is only ever a fusion's root: nothing fuses through it",
+}
+_CONTROL_EDGES = "it has control dependencies, which a fusion would lose"
+_INPUT_FUSION = "a reduce (kInput) or multi-output fusion never merges into its consumer"
+_LARGE_CONSTANT = (
+    "a non-scalar constant stays outside (one copy in memory, read through a parameter)"
+)
+_NOT_EMITTABLE = "the backend cannot emit this producer inside a fused loop (can_emit)"
+_UNSEEN = object()
+_KEPT_SHARED = (False, "expensive and read by several users: fusing would compute it once per user")
+_KEPT_REREAD = (
+    False,
+    "expensive and the consumer reads its elements more than once: fusing would compute "
+    "it once per read",
+)
+_FUSED_ONLY_USER = (True, "cheap, and this consumer is its only user")
+_FUSED_DUPLICATED = (True, "cheap: duplicated into this consumer, its other users keep theirs")
+_FUSED_EXPENSIVE = (True, "expensive, but this is its only user and reads each element once")
 
 
 def fusible_computations(module: HloModule) -> list[HloComputation]:
@@ -78,9 +104,13 @@ class InstructionFusion(HloPass):
 
     name = "fusion"
 
-    def __init__(self, can_emit: CanEmit = default_can_emit) -> None:
+    def __init__(
+        self, can_emit: CanEmit = default_can_emit, decision_log: FusionLog | None = None
+    ) -> None:
         self.can_emit = can_emit
-        self._fusible: dict[HloInstruction, bool] = {}
+        # Where tools read the decisions (``decisions``); None (the default) records nothing.
+        self.decision_log = decision_log
+        self._fusible: dict[HloInstruction, str | None] = {}  # producer -> why not, or None
 
     def run(self, module: HloModule) -> bool:
         forget_reuse()  # other passes may have edited fused computations since
@@ -105,7 +135,10 @@ class InstructionFusion(HloPass):
         if consumer.user_count == 0 and not consumer.is_root:
             return False  # dead: a fusion of it would outlive DCE (fusions may have effects)
         kind = self.consumer_kind(consumer)
+        log = self.decision_log
         if kind is None:
+            if log is not None:
+                self._log_refused_consumer(log, consumer)
             return False
         changed = False
         while True:
@@ -114,11 +147,28 @@ class InstructionFusion(HloPass):
                 None,
             )
             if producer is None:
+                if log is not None:  # the last scan settled every remaining operand
+                    for kept in consumer.iter_operands_unique():
+                        record(log, self.name, consumer, kept, *self.verdict(consumer, kept))
                 return changed
+            reason = self.verdict(consumer, producer)[1] if log is not None else ""
             if consumer.opcode is not Op.FUSION:
                 consumer = create_fusion(consumer, kind)
             fuse_producer(consumer, producer)
+            if log is not None:
+                record(log, self.name, consumer, producer, True, reason)
             changed = True
+
+    def _log_refused_consumer(self, log: FusionLog, consumer: HloInstruction) -> None:
+        """Record why a consumer that roots no fusion took none of its operands."""
+        if consumer.operand_count == 0 or (consumer.user_count == 0 and not consumer.is_root):
+            return
+        if consumer.opcode is Op.FUSION:
+            reason = f"the consumer is a {consumer.fusion_kind} fusion, which takes no producers"
+        else:
+            reason = "the backend cannot emit the consumer as a fused loop (can_emit)"
+        for producer in consumer.iter_operands_unique():
+            record(log, self.name, consumer, producer, False, reason)
 
     def consumer_kind(self, consumer: HloInstruction) -> FusionKind | None:
         """The kind of fusion ``consumer`` roots, or None if it takes no producers."""
@@ -134,37 +184,45 @@ class InstructionFusion(HloPass):
 
     def should_fuse(self, consumer: HloInstruction, producer: HloInstruction) -> bool:
         """Whether ``producer`` may be computed inside ``consumer`` (see the module docstring)."""
-        fusible = self._fusible.get(producer)
-        if fusible is None:
-            fusible = self._fusible[producer] = self._fusible_producer(producer)
-        if not fusible:
-            return False
+        return self.verdict(consumer, producer)[0]
+
+    def verdict(self, consumer: HloInstruction, producer: HloInstruction) -> tuple[bool, str]:
+        """``(fused, reason)`` for ``producer`` -> ``consumer``: the decision and the
+        policy's criterion that settled it."""
+        refusal = self._fusible.get(producer, _UNSEEN)
+        if refusal is _UNSEEN:
+            refusal = self._fusible[producer] = self._producer_refusal(producer)
+        if refusal is not None:
+            return False, refusal  # type: ignore[return-value]
         expensive = is_expensive(producer)
         uses = producer.user_count + (1 if producer.is_root else 0)
         if uses > 1 and expensive:
-            return False  # would be computed twice
+            return _KEPT_SHARED  # would be computed twice
         if expensive and any(
             reuses_elements(consumer, k) for k, o in enumerate(consumer.operands) if o is producer
         ):
-            return False  # would be computed once per read
-        return True
+            return _KEPT_REREAD  # would be computed once per read
+        if expensive:
+            return _FUSED_EXPENSIVE
+        return _FUSED_DUPLICATED if uses > 1 else _FUSED_ONLY_USER
 
-    def _fusible_producer(self, producer: HloInstruction) -> bool:
-        """Whether ``producer`` may be in a fusion at all (its uses aside)."""
+    def _producer_refusal(self, producer: HloInstruction) -> str | None:
+        """Why ``producer`` may not be in a fusion at all (its uses aside), or None."""
         op = producer.opcode
         if op in _NEVER_PRODUCERS:
-            return False
+            return _NEVER_REASONS[op]
         if producer.control_predecessors or producer.control_successors:
-            return False
+            return _CONTROL_EDGES
         if op is Op.FUSION:
             # A loop fusion merges into its consumer; a reduce (kInput) never does.
-            return (
+            loop = (
                 producer.fusion_kind == "kLoop"
                 and producer.fused_computation.root.opcode is not Op.TUPLE
             )
+            return None if loop else _INPUT_FUSION
         if op is Op.CONSTANT and not producer.shape.is_scalar:
-            return False  # one copy in memory, read through a parameter
-        return self.can_emit(producer)
+            return _LARGE_CONSTANT  # one copy in memory, read through a parameter
+        return None if self.can_emit(producer) else _NOT_EMITTABLE
 
 
 __all__ = [

@@ -34,6 +34,7 @@ from ...hlo.module import HloModule
 from ...opcode import HloOpcode
 from ...xla_data import FusionKind
 from ..pass_base import HloPass
+from .decisions import FusionLog, record
 from .instruction_fusion import fusible_computations
 from .policy import CanEmit, default_can_emit
 from .reduce_space import (
@@ -66,6 +67,28 @@ def _outputs_movable(instruction: HloInstruction) -> bool:
     )
 
 
+# Why a pair was merged or kept apart (the decision log's reasons; ``decisions``).
+_SIBLINGS = (
+    "siblings: both reduce kernels read one operand over the same space; one read serves both"
+)
+_OTHER_SPACE = "siblings over different reduce spaces: one loop nest cannot run both"
+_SIBLING_CYCLE = "siblings, but one reaches the other: merging would make a cycle"
+_SIDE_OUTPUT = (
+    "a loop value of the reduce's input space: computed while summed, written as a side output"
+)
+_EPILOGUE_INPUT = "a reduce kernel of the same space read only in the consumer's epilogue"
+_PRODUCER_CYCLE = "another user of the producer reaches the consumer: fusing would make a cycle"
+_NOT_ABSORBABLE = (
+    "neither a loop value read at the reduce's input index nor a reduce of the same space "
+    "read only in the epilogue"
+)
+_EPILOGUE = (
+    "an elementwise loop over a reduce result it alone reads: joins the reduce as its epilogue"
+)
+_OTHER_READERS = "the reduce result has other readers (or is the root): it stays a kernel's output"
+_OTHER_KEPT_DIMS = "the reduce's kept dimensions (or space) differ from the epilogue's"
+
+
 def _as_fusion(instruction: HloInstruction) -> HloInstruction:
     if instruction.opcode is Op.FUSION:
         return instruction
@@ -77,19 +100,38 @@ class MultiOutputFusion(HloPass):
 
     name = "multi-output-fusion"
 
-    def __init__(self, can_emit: CanEmit = default_can_emit) -> None:
+    def __init__(
+        self, can_emit: CanEmit = default_can_emit, decision_log: FusionLog | None = None
+    ) -> None:
         self.can_emit = can_emit
+        # Where tools read the decisions (``decisions``); None (the default) records nothing.
+        self.decision_log = decision_log
+        # Pairs kept apart in the current scan; logged only from the scan that merges
+        # nothing (every scan after a merge starts over), so each is logged once.
+        self._kept: list[tuple[HloInstruction, HloInstruction, str]] | None = None
 
     def run(self, module: HloModule) -> bool:
         changed = False
+        log = self.decision_log
         for computation in fusible_computations(module):
             touched = False
-            while self._merge_siblings(computation) or self._absorb_producer(computation):
+            while True:
+                self._kept = [] if log is not None else None
+                if not (self._merge_siblings(computation) or self._absorb_producer(computation)):
+                    break
                 touched = True
+            if log is not None and self._kept:
+                for consumer, producer, reason in self._kept:
+                    record(log, self.name, consumer, producer, False, reason)
+            self._kept = None
             if touched:
                 finish_fusions(computation)
             changed |= touched
         return changed
+
+    def _keep(self, consumer: HloInstruction, producer: HloInstruction, reason: str) -> None:
+        if self._kept is not None:
+            self._kept.append((consumer, producer, reason))
 
     def _space(self, instruction: HloInstruction) -> ReduceSpace | None:
         if instruction.control_predecessors or instruction.control_successors:
@@ -118,8 +160,15 @@ class MultiOutputFusion(HloPass):
                         and not reachable(first, second)
                         and not reachable(second, first)
                     ):
-                        merge_fusions(_as_fusion(first), _as_fusion(second))
+                        into = _as_fusion(first)
+                        if self.decision_log is not None:
+                            record(self.decision_log, self.name, into, second, True, _SIBLINGS)
+                        merge_fusions(into, _as_fusion(second))
                         return True
+                    if self._kept is not None:
+                        self._keep(
+                            first, second, _SIBLING_CYCLE if space == other else _OTHER_SPACE
+                        )
         return False
 
     # -- producer and consumer ----------------------------------------------------------
@@ -134,9 +183,30 @@ class MultiOutputFusion(HloPass):
                 if self._absorbable(consumer, producer, space):
                     fusion = _as_fusion(consumer)
                     others = producer.user_count > 1 or producer.is_root
+                    if self.decision_log is not None:
+                        reason = self._absorb_reason(consumer, producer, space)
                     fuse_producer(fusion, producer, keep_output=others)
+                    if self.decision_log is not None:
+                        record(self.decision_log, self.name, fusion, producer, True, reason)
                     return True
+                if self._kept is not None and _worth_logging(producer):
+                    self._keep(consumer, producer, self._absorb_reason(consumer, producer, space))
         return False
+
+    def _absorb_reason(
+        self, consumer: HloInstruction, producer: HloInstruction, space: ReduceSpace
+    ) -> str:
+        """The criterion of ``_absorbable`` that settles the pair (for the decision log)."""
+        if producer.control_predecessors or producer.control_successors:
+            return "it has control dependencies, which a fusion would lose"
+        if not producer.shape.is_array:
+            return "a tuple-shaped producer"
+        side = self._side_output(consumer, producer, space)
+        if not side and not self._epilogue_input(consumer, producer, space):
+            return _NOT_ABSORBABLE
+        if any(reachable(u, consumer) for u in producer.users if u is not consumer):
+            return _PRODUCER_CYCLE
+        return _SIDE_OUTPUT if side else _EPILOGUE_INPUT
 
     def _absorbable(
         self, consumer: HloInstruction, producer: HloInstruction, space: ReduceSpace
@@ -184,6 +254,11 @@ class MultiOutputFusion(HloPass):
         return read_in_epilogue_only(parameter_of(consumer, producer), space.kept_dims)
 
 
+def _worth_logging(producer: HloInstruction) -> bool:
+    """Producers whose absorption was a real question: computed values, not inputs."""
+    return producer.opcode not in (Op.PARAMETER, Op.CONSTANT, Op.GET_TUPLE_ELEMENT)
+
+
 class ReduceEpilogueFusion(HloPass):
     """An elementwise loop over reduce results joins the reduce kernel as its epilogue.
 
@@ -197,8 +272,12 @@ class ReduceEpilogueFusion(HloPass):
 
     name = "reduce-epilogue-fusion"
 
-    def __init__(self, can_emit: CanEmit = default_can_emit) -> None:
+    def __init__(
+        self, can_emit: CanEmit = default_can_emit, decision_log: FusionLog | None = None
+    ) -> None:
         self.can_emit = can_emit
+        # Where tools read the decisions (``decisions``); None (the default) records nothing.
+        self.decision_log = decision_log
 
     def run(self, module: HloModule) -> bool:
         changed = False
@@ -218,18 +297,26 @@ class ReduceEpilogueFusion(HloPass):
         dims = tuple(consumer.shape.dimensions)
         producers: list[HloInstruction] = []
         space = None
+        log = self.decision_log
         for producer in consumer.iter_operands_unique():
             candidate = self._single_reader_reduce(producer)
             if candidate is None or candidate.kept_dims != dims:
+                if log is not None and reduce_space(producer, self.can_emit) is not None:
+                    reason = _OTHER_READERS if candidate is None else _OTHER_KEPT_DIMS
+                    record(log, self.name, consumer, producer, False, reason)
                 continue
             if space is None or candidate == space:
                 space = candidate
                 producers.append(producer)
+            elif log is not None:
+                record(log, self.name, consumer, producer, False, _OTHER_KEPT_DIMS)
         if not producers:
             return False
         if consumer.opcode is not Op.FUSION:
             consumer = create_fusion(consumer, FusionKind.kLoop)
         for producer in producers:
+            if log is not None:
+                record(log, self.name, consumer, producer, True, _EPILOGUE)
             fuse_producer(consumer, producer)
         return True
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,13 +26,15 @@ from typing import Any
 import numpy as np
 
 from ....distributed import DEFAULT_TIMEOUT_SECONDS, CollectiveHub, HostChannels, run_on_devices
-from ....errors import InvalidArgumentError, XlaError
+from ....errors import FailedPreconditionError, InvalidArgumentError, UnimplementedError, XlaError
 from ....evaluator import DeviceContext, EvalContext, FeedQueues, device_context
 from ....hlo.module import HloModule
 from ....literal import Literal
 from ....memory import check_allocation
 from ....shape import ProgramShape, Shape
+from .. import profiling, roofline
 from ..layout_normalization import default_layout_shape
+from ..profile_report import Profile
 from . import fallback, guarded_memory
 from .fast_call import ARGUMENT_MISMATCH
 
@@ -53,6 +56,10 @@ class CpuOptions:
     dump_dir: str | None = None  # write the module after every pass, and the LLVM IR
     cache: bool = True
     passes: Any = None  # a callable(module, options) -> pipeline, to override the default
+    # Called as observer(pass_name, module, changed) after every pass (tools watching a
+    # compile: xlapy opt, xlapy explain); not part of the compile-cache key, so tools
+    # that watch pass cache=False.
+    pass_observer: Any = None
     # Pass names left out of the default pipeline (XLA's --xla_disable_hlo_passes), e.g.
     # {"constant-folding"} so that a program of constants still runs native kernels.
     disabled_passes: frozenset[str] = frozenset()
@@ -76,6 +83,10 @@ class CpuOptions:
     # the interpreter (the per-op oracle) and numpy compute. xlapy.jax.jit turns it on so
     # that JAX programs give what they give on XLA:CPU. x86 targets only.
     flush_denormals: bool = False
+    # Per-thunk timestamps taken by the native code (backends.cpu.profiling), read by
+    # ``CpuExecutable.profile``; off by default, and then the code is exactly as without
+    # profiling.
+    profile: bool = False
 
     def __post_init__(self) -> None:
         self.guard_buffers = guarded_memory.mode_from(self.guard_buffers)
@@ -120,6 +131,7 @@ class CompiledProgram:
     guard: str | None = None  # the guard mode the code was laid out for (guarded_memory)
     guard_pages: list[int] = field(default_factory=list)  # arena offsets of guard pages
     timings: dict[str, float] = field(default_factory=dict)
+    profile_sites: list = field(default_factory=list)  # profiling.ProfileSite per site number
 
 
 class CpuExecutable:
@@ -372,6 +384,53 @@ class CpuExecutable:
                 for shape, out in zip(self._result_leaves, outputs, strict=True)
             ]
         return _relayout(self._result_shape, iter(leaves))
+
+    def profile(
+        self,
+        arguments: Sequence[Literal],
+        iterations: int = 1,
+        capacity: int = profiling.DEFAULT_CAPACITY,
+    ) -> Profile:
+        """Run ``iterations`` times recording every thunk's time (the program must have
+        been compiled with ``CpuOptions.profile``); the result of the last run is the
+        profile's ``result``. Runs on a context and arena of its own, so calls made
+        meanwhile through ``__call__`` are neither recorded nor disturbed."""
+        name = self.program.module.name
+        if not self.program.profile_sites:
+            raise FailedPreconditionError(
+                f"{name} was compiled without CpuOptions.profile: its code records no "
+                "timestamps; compile it with profile=True to profile it"
+            )
+        if self.num_devices != 1:
+            raise UnimplementedError(
+                f"profiling {name}: runs on {self.num_devices} devices; only "
+                "single-device executables can be profiled for now"
+            )
+        if iterations < 1:
+            raise InvalidArgumentError(
+                f"profiling {name}: iterations must be >= 1, got {iterations}"
+            )
+        run = fallback.Run(self.program.thunks, EvalContext(self._device_context(0, None)))
+        key = fallback.register_run(run)
+        context = fallback.RunContext(key, 0, 0, self._rng_states[0].address)
+        buffer = profiling.EventBuffer(capacity)
+        profiling.attach(context, buffer)
+        arena = self._new_arena()
+        runs: list[profiling.RecordedRun] = []
+        result = None
+        try:
+            for _ in range(iterations):
+                buffer.reset()
+                start = time.monotonic_ns()
+                result = self._execute_on(arguments, context, run, arena)
+                wall = time.monotonic_ns() - start
+                runs.append(profiling.RecordedRun(buffer.events(), buffer.dropped, wall))
+        finally:
+            profiling.attach(context, None)
+            fallback.unregister_run(key)
+        return Profile.build(
+            name, self.program.profile_sites, runs, roofline.machine(), result=result
+        )
 
     def _device_context(self, index: int, hub: CollectiveHub | None) -> DeviceContext:
         context = device_context(

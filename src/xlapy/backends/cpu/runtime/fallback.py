@@ -216,14 +216,17 @@ class Run:
 
 class RunContext(ctypes.Structure):
     """What the native code's ``ctx`` argument points to: the run's key (for the calls
-    into Python), the device it runs as (for replica-id and partition-id) and its RNG
-    state (an :class:`RngCell`'s two words)."""
+    into Python), the device it runs as (for replica-id and partition-id), its RNG
+    state (an :class:`RngCell`'s two words) and, only while a run is profiled, the
+    buffer that code compiled with ``CpuOptions.profile`` records its timestamps in
+    (``profiling.EventBuffer``; null otherwise, and then nothing is recorded)."""
 
     _fields_ = [
         ("key", ctypes.c_int64),
         ("replica_id", ctypes.c_int64),
         ("partition_id", ctypes.c_int64),
         ("rng_state", ctypes.c_void_p),
+        ("profile", ctypes.c_void_p),
     ]
 
 

@@ -463,6 +463,72 @@ release:
 }
 """.replace("{max_stride}", str(POLL_MAX_STRIDE))
 
+# Profiling (``CpuOptions.profile``; ``backends.cpu.profiling``): code compiled to be
+# profiled reads the clock before a thunk and calls the recorder after it. The recorder
+# finds the run's event buffer through the run context (null: not profiled now, record
+# nothing) and appends (site, start, stop) if there is room, else counts the event as
+# dropped: it never writes past the buffer. Buffer words: [0] capacity in events, [1]
+# events written, [2] events dropped, [3] unused, then 3 words per event. One run writes
+# one buffer from one thread (pool tasks are timed as a whole on the calling thread).
+PROFILE_HEADER_WORDS = 4
+PROFILE_EVENT_WORDS = 3
+_PROFILE_IR = (
+    r"""
+define i64 @xlapy_profile_now() {
+  %ts = alloca %timespec
+  call i32 @clock_gettime(i32 1, %timespec* %ts)
+  %sp = getelementptr %timespec, %timespec* %ts, i32 0, i32 0
+  %sec = load i64, i64* %sp
+  %np = getelementptr %timespec, %timespec* %ts, i32 0, i32 1
+  %nsec = load i64, i64* %np
+  %secns = mul i64 %sec, 1000000000
+  %now = add i64 %secns, %nsec
+  ret i64 %now
+}
+
+define void @xlapy_profile_record(i8* %ctx, i64 %site, i64 %start) {
+entry:
+  %stop = call i64 @xlapy_profile_now()
+  %no_ctx = icmp eq i8* %ctx, null
+  br i1 %no_ctx, label %done, label %look
+look:
+  %field = getelementptr i8, i8* %ctx, i64 {offset}
+  %field.p = bitcast i8* %field to i64**
+  %buffer = load i64*, i64** %field.p
+  %off = icmp eq i64* %buffer, null
+  br i1 %off, label %done, label %check
+check:
+  %capacity = load i64, i64* %buffer
+  %count.p = getelementptr i64, i64* %buffer, i64 1
+  %count = load i64, i64* %count.p
+  %full = icmp uge i64 %count, %capacity
+  br i1 %full, label %drop, label %write
+write:
+  %words = mul i64 %count, {event_words}
+  %at = add i64 %words, {header_words}
+  %e0 = getelementptr i64, i64* %buffer, i64 %at
+  store i64 %site, i64* %e0
+  %e1 = getelementptr i64, i64* %e0, i64 1
+  store i64 %start, i64* %e1
+  %e2 = getelementptr i64, i64* %e0, i64 2
+  store i64 %stop, i64* %e2
+  %count1 = add i64 %count, 1
+  store i64 %count1, i64* %count.p
+  br label %done
+drop:
+  %dropped.p = getelementptr i64, i64* %buffer, i64 2
+  %dropped = load i64, i64* %dropped.p
+  %dropped1 = add i64 %dropped, 1
+  store i64 %dropped1, i64* %dropped.p
+  br label %done
+done:
+  ret void
+}
+""".replace("{offset}", str(fallback.CONTEXT_OFFSETS["profile"]))
+    .replace("{event_words}", str(PROFILE_EVENT_WORDS))
+    .replace("{header_words}", str(PROFILE_HEADER_WORDS))
+)
+
 # The Python C API functions the poll calls, resolved in this process.
 _PYTHON_API = (
     "PyGILState_Ensure",
@@ -523,13 +589,19 @@ def ensure_runtime() -> None:
             jit.register_symbol(name, address or 0)
         jit.register_symbol("xlapy_python_dispatch", fallback.dispatch_address())
         module = llvm.parse_assembly(
-            _RUNTIME_IR + _FORK_IR + _POLL_IR + _DISPATCH_IR + _MXCSR_IR
+            _RUNTIME_IR + _FORK_IR + _POLL_IR + _PROFILE_IR + _DISPATCH_IR + _MXCSR_IR
         )
         module.triple = jit.host_triple()
         module.verify()
         engine = llvm.create_mcjit_compiler(module, jit.new_target_machine())
         engine.finalize_object()
-        for name in ("xlapy_parallel_for", "xlapy_poll_interrupt", "xlapy_fallback"):
+        for name in (
+            "xlapy_parallel_for",
+            "xlapy_poll_interrupt",
+            "xlapy_fallback",
+            "xlapy_profile_now",
+            "xlapy_profile_record",
+        ):
             jit.register_symbol(name, engine.get_function_address(name))
         _code.append(engine)
         set_main_thread = ctypes.CFUNCTYPE(None, ctypes.c_uint64)(
