@@ -55,8 +55,8 @@ class PrimitiveType(enum.IntEnum):
     F8E5M2FNUZ = 24
     F8E4M3FNUZ = 25
     F8E3M4 = 29
-    F8E8M0FNU = 31
-    F4E2M1FN = 30
+    F8E8M0FNU = 33
+    F4E2M1FN = 32
     C64 = 15
     C128 = 18
     TUPLE = 13

@@ -13,6 +13,7 @@ from .instruction import HloInstruction, RawAttribute, RawLiteral
 from .module import HloModule, ModuleConfig, make_module
 from .parser import parse_computation, parse_module
 from .printer import PrintOptions
+from .proto import module as proto_module
 
 # The IR classes print through the printer, which builds on their modules, so
 # their text methods are attached here; Python runs this file before any
@@ -21,6 +22,12 @@ HloInstruction.to_text = printer.instruction_to_text
 HloComputation.to_text = printer.computation_to_text
 HloModule.to_text = printer.module_to_text
 HloModule.equals = printer.modules_equal
+# XLA's HloModuleProto (xlapy.hlo.proto; protobuf is imported only when these run):
+# ``m.to_proto(drop_config=False)`` returns the message, ``m.to_proto_bytes()`` its
+# deterministic bytes, ``HloModule.from_proto(message_or_bytes)`` a verified module.
+HloModule.to_proto = proto_module.module_to_proto
+HloModule.to_proto_bytes = proto_module.module_to_proto_bytes
+HloModule.from_proto = staticmethod(proto_module.module_from_proto)
 
 __all__ = [
     "AliasEntry",
