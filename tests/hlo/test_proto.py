@@ -34,8 +34,6 @@ KNOWN = {
     "special_constants.hlo": "xla-constants",
     "linalg_matfuncs_c64.hlo": "xla-constants",
     "linalg_matfuncs_c128.hlo": "xla-constants",
-    # Scheduled module: from_proto keeps the proto's instruction order, not the schedule's.
-    "fusion_while_reduce.hlo": "schedule-order",
 }
 
 
@@ -61,11 +59,8 @@ def test_corpus_module_against_xla(path: str) -> None:
     xla_text = _xla_print(loaded(jax_bytes))
     # (1) XLA's bytes read into the module XLA's text of them describes.
     ours = HloModule.from_proto(jax_bytes)
-    if KNOWN.get(name) != "schedule-order":
-        expected = parse_module(xla_text)
-        assert ours.equals(expected), (
-            f"{name}: {_first_difference(ours.to_text(), expected.to_text())}"
-        )
+    expected = parse_module(xla_text)
+    assert ours.equals(expected), f"{name}: {_first_difference(ours.to_text(), expected.to_text())}"
     # (2) our bytes load in XLA and print as XLA prints the original.
     our_bytes = parse_module(text).to_proto_bytes(drop_config=True)
     back = _xla_print(loaded(our_bytes))

@@ -191,6 +191,28 @@ class HloComputation(CalledComputation):
         (passes that add instructions call this so the text reads top to bottom)."""
         self._instructions[:] = self.post_order()
 
+    def set_instruction_order(self, order: Sequence[HloInstruction]) -> None:
+        """Make ``order`` the instruction list (a scheduled module's sequence, read from an
+        HloModuleProto's schedule): it must hold each instruction once, every one after
+        its operands and control predecessors."""
+        if len(order) != len(self._instructions) or {id(i) for i in order} != {
+            id(i) for i in self._instructions
+        }:
+            raise InvalidArgumentError(
+                f"instruction order for {self.name} must list each of its "
+                f"{len(self._instructions)} instructions once; got {len(order)} entries"
+            )
+        seen: set[int] = set()
+        for instruction in order:
+            for before in (*instruction.operands, *instruction.control_predecessors):
+                if id(before) not in seen:
+                    raise InvalidArgumentError(
+                        f"instruction order for {self.name} puts {instruction.name} before "
+                        f"{before.name}, which it uses"
+                    )
+            seen.add(id(instruction))
+        self._instructions[:] = order
+
     def post_order(self) -> list[HloInstruction]:
         """Every instruction after its operands and control predecessors.
 

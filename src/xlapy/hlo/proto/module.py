@@ -522,16 +522,19 @@ def _read_module_config(proto: Any, module: HloModule, computations: dict) -> No
         module.entry_computation_layout = ProgramShape(layout.parameters, layout.result)
     if proto.HasField("schedule") and len(proto.schedule.sequences):
         module.is_scheduled = True
+        protos = {c.id: c for c in proto.computations}
         for computation_id, sequence in proto.schedule.sequences.items():
             computation = _lookup(computations, computation_id, "scheduled computation", "schedule")
-            names = {i.name: i for i in computation.instructions}
-            by_position = list(computation.instructions)
-            if len(sequence.instruction_ids) != len(by_position):
-                raise UnimplementedError(
-                    f"schedule of {computation.name} lists {len(sequence.instruction_ids)} of its "
-                    f"{len(by_position)} instructions; xlapy keeps a schedule as instruction order"
-                )
-            del names
+            # The reader adds instructions in the proto's order: pair them with their ids.
+            ids = [i.id for i in protos[computation_id].instructions]
+            by_id = dict(zip(ids, computation.instructions, strict=True))
+            where = f"schedule of {computation.name}"
+            computation.set_instruction_order(
+                [
+                    _lookup(by_id, i, "scheduled instruction", where)
+                    for i in sequence.instruction_ids
+                ]
+            )
     entries = []
     for entry in proto.input_output_alias.entries:
         if entry.kind not in (1, 2):
