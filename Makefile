@@ -17,7 +17,7 @@ demo: $(STAMP)
 	$(PY) -m xlapy.demo
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks tools
 
 # The default run leaves out the tests marked slow (whole-suite sweeps, 1500-deep
 # programs); `make test-long` runs just those.

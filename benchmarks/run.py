@@ -30,6 +30,8 @@ from typing import Any
 import numpy as np
 
 import xlapy
+from xlapy.tools.progress import Progress
+from xlapy.tools.tables import aligned_table
 
 from . import machine
 from .workloads import WORKLOADS, Workload
@@ -466,6 +468,40 @@ def markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def terminal_report(report: dict, markdown_path: str) -> str:
+    """What ``make bench`` prints: the results as an aligned table (the markdown file
+    holds the same numbers with the prose around them), the geometric mean and the
+    targets."""
+    header = (
+        "workload", "xlapy ms", "numpy ms", "jax ms", "x/jax", "x/np", "achieved",
+        "% limit x/jax", "compile ms x/jax", "agree",
+    )  # fmt: skip
+    body = []
+    for r in report["results"]:
+        x, n, j = (r.get(k) or {} for k in ("xlapy", "numpy", "jax"))
+        achieved = f"{x['achieved']:.1f} {r['limit_unit']}" if "achieved" in x else "-"
+        limit = "-" if "limit" not in r else f"{_percent(x)} / {_percent(j)}"
+        agree = r["agree"] if r["agree"] == "ok" else r["agree"][:40]
+        body.append((
+            r["workload"], _time_cell(x), _time_cell(n), _time_cell(j),
+            _ratio(r.get("ratio_jax")), _ratio(r.get("ratio_numpy")), achieved, limit,
+            f"{_ms(x.get('compile_seconds'))} / {_ms(j.get('compile_seconds'))}", agree,
+        ))  # fmt: skip
+    s = report["summary"]
+    lines = aligned_table(header, body)
+    lines += [
+        "",
+        f"geometric mean of xlapy/jax: {_ratio(s['geomean_ratio_jax'])} over "
+        f"{s['workloads_with_ratio']} workloads",
+        "targets:",
+    ]
+    for t in s["targets"]:
+        mark = {True: "pass", False: "FAIL", None: "n/a "}[t["passed"]]
+        lines.append(f"  {mark}  {t['target']} ({t['detail']})")
+    lines += ["", f"the full report (columns explained, machine, workloads): {markdown_path}"]
+    return "\n".join(lines) + "\n"
+
+
 # -- main --------------------------------------------------------------------------------------
 
 
@@ -524,13 +560,19 @@ def main(argv: list[str] | None = None) -> int:
     client, client_error = _client(args.platform)
     use_jax = jax_available()
     rows = []
-    for name in args.names:
-        w = WORKLOADS[name](scale)
-        print(f"{name} ...", flush=True)
-        row = measure_workload(w, client, client_error, use_jax, budget, args.repeats)
-        if row["agree"] != "ok":
-            print(f"!! {name}: results disagree: {row['agree']}", file=sys.stderr, flush=True)
-        rows.append(row)
+    # Workloads done, their rate and the agreement tally on stderr (a bar on a terminal,
+    # a line every few seconds in a log).
+    with Progress(
+        "bench", total=len(args.names), unit="workloads", statuses=("ok", "disagree")
+    ) as progress:
+        for name in args.names:
+            w = WORKLOADS[name](scale)
+            progress.note(f"{name} ...")
+            row = measure_workload(w, client, client_error, use_jax, budget, args.repeats)
+            if row["agree"] != "ok":
+                progress.note(f"!! {name}: results disagree: {row['agree']}")
+            rows.append(row)
+            progress.update(status="ok" if row["agree"] == "ok" else "disagree")
     print("measuring the limits again ...", flush=True)
     limits_after = machine.measure(quick=args.quick)
     limits = best_limits(limits_before, limits_after)
@@ -552,7 +594,7 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.json).write_text(json.dumps(report, indent=2) + "\n")
     text = markdown(report)
     Path(args.markdown).write_text(text)
-    print(text)
+    print(terminal_report(report, args.markdown))
     return 0
 
 

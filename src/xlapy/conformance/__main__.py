@@ -15,8 +15,9 @@ from collections.abc import Sequence
 
 from ..client import local_client
 from ..errors import XlaError
+from ..tools.progress import Progress
 from . import report
-from .runner import DEFAULT_TIMEOUT, CaseResult, find_cases, run_cases
+from .runner import DEFAULT_TIMEOUT, STATUSES, CaseResult, find_cases, run_cases
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -72,16 +73,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
 
-    progress = sys.stderr.isatty()
-
-    def on_result(result: CaseResult, done: int, total: int) -> None:
-        if progress:
-            print(f"\r[{done}/{total}] {result.case.name[-60:]:<60}", end="", file=sys.stderr)
-
+    # Counts, rate and the pass/fail tally on stderr: a bar on a terminal, a line now and
+    # then in a log. stdout keeps only the report.
     started = time.time()
-    results = run_cases(cases, args.backend, args.jobs, args.timeout, on_result)
-    if progress:
-        print("\r" + " " * 72 + "\r", end="", file=sys.stderr)
+    with Progress(
+        "conformance", total=len(cases), unit="cases", statuses=STATUSES
+    ) as progress:
+
+        def on_result(result: CaseResult, done: int, total: int) -> None:
+            progress.update(status=result.status)
+
+        results = run_cases(cases, args.backend, args.jobs, args.timeout, on_result)
     for result in results:
         for text in result.printed:
             print(f"{result.case.name}: {text}", file=sys.stderr)

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from ..errors import XlaError
 from ..hlo import parse_module
+from ..tools.progress import Progress
 from .differential import check_program
 from .random_programs import RandomProgram, programs
 
@@ -69,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     deadline = time.monotonic() + args.seconds
     coverage: collections.Counter[str] = collections.Counter()
     counts = {"programs": 0, "mutations": 0}
+    # Programs checked, their rate and the mutation tally on stderr (a bar on a terminal,
+    # a line every few seconds in a log); stdout keeps only the verdict.
+    progress = Progress("fuzz", unit="programs", statuses=("agreed", "mutations"))
 
     @settings(max_examples=args.round, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
@@ -81,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         except BaseException:
             failing["program"] = program  # the last failure is hypothesis's shrunk one
             raise
+        progress.update(status="agreed")
 
     @settings(max_examples=args.round, deadline=None, database=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
@@ -100,6 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         except BaseException:
             failing["text"] = mutated
             raise
+        progress.tally(mutations=1)
 
     rounds = 0
     while time.monotonic() < deadline:
@@ -108,12 +114,14 @@ def main(argv: list[str] | None = None) -> int:
             differential()
             parser_mutations()
         except BaseException as e:  # noqa: BLE001  (report any failure with its program)
+            progress.close()
             print(f"FAILED after {counts['programs']} programs: {type(e).__name__}: {e}")
             if "program" in failing:
                 print(f"written to {save_program(failing['program'], args.found)}")
             elif "text" in failing:
                 print(f"written to {save_text(failing['text'], args.found)}")
             return 1
+    progress.close()
     print(
         f"{counts['programs']} random programs agreed across backends, {counts['mutations']} "
         f"mutated texts failed cleanly, in {rounds} rounds ({args.seconds:.0f} s)"

@@ -18,6 +18,7 @@ from typing import Any
 from .. import client as client_module
 from ..errors import InvalidArgumentError
 from .inputs import concrete_module, load_module, random_inputs, read_npz
+from .trace_timeline import write_timeline
 
 
 def profile_file(
@@ -53,6 +54,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.output:
         report.write_chrome_trace(args.output)
         print(f"wrote {args.output} ({len(report.events)} events; open it in ui.perfetto.dev)")
+    if args.html:
+        write_timeline(report.to_chrome_trace(), args.html)
+        print(f"wrote {args.html} (the trace as a timeline page; open it in a browser)")
     return 0
 
 
@@ -64,6 +68,9 @@ def register(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("file", help="HLO text (.hlo) or StableHLO text (.mlir)")
     parser.add_argument("-o", "--output", help="write the trace here (Chrome trace JSON)")
+    parser.add_argument(
+        "--html", metavar="FILE", help="write the trace as a self-contained timeline page"
+    )
     parser.add_argument("--iterations", type=int, default=1, help="runs to average over")
     source = parser.add_mutually_exclusive_group()
     source.add_argument("--inputs", help=".npz file with one array per parameter")

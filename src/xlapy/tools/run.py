@@ -32,6 +32,10 @@ from .inputs import (
     write_npz,
 )
 from .pipelines import PIPELINES, add_option_arguments, backend_options, parse_options
+from .progress import Progress
+
+# A progress bar for the iterations only when they take long enough to wait for.
+PROGRESS_AFTER_SECONDS = 1.0
 
 
 @dataclass
@@ -86,10 +90,13 @@ def run_module(
     reference: str | None = None,
     iterations: int = 1,
     backend_options: dict[str, Any] | None = None,
+    progress: bool = False,
 ) -> RunResult:
     """Compile ``module`` (an HloModule, or a StableHLO PolymorphicModule with ``inputs``)
     for ``platform``, run it ``iterations`` times on ``inputs`` (random by ``seed`` when
-    None) and, with ``reference`` (a platform, e.g. "interpreter"), compare the outputs."""
+    None) and, with ``reference`` (a platform, e.g. "interpreter"), compare the outputs.
+    ``progress``: show the iterations' progress on stderr when they would take more than
+    ``PROGRESS_AFTER_SECONDS`` (judged from the first one)."""
     if iterations < 1:
         raise InvalidArgumentError(f"run_module: iterations must be at least 1, got {iterations}")
     hlo = concrete_module(
@@ -101,11 +108,22 @@ def run_module(
         hlo, CompileOptions(backend_options=dict(backend_options or {}))
     )
     compile_seconds = time.perf_counter() - start
-    times, outputs = [], None
-    for _ in range(iterations):
-        start = time.perf_counter()
-        outputs = executable(*arguments)
-        times.append(time.perf_counter() - start)
+    times: list[float] = []
+    outputs = None
+    shown: Progress | None = None
+    try:
+        for _ in range(iterations):
+            start = time.perf_counter()
+            outputs = executable(*arguments)
+            times.append(time.perf_counter() - start)
+            if shown is None and progress and times[0] * iterations > PROGRESS_AFTER_SECONDS:
+                shown = Progress("xlapy run", total=iterations, unit="runs")
+                shown.update(len(times) - 1)
+            if shown is not None:
+                shown.update()
+    finally:
+        if shown is not None:
+            shown.close()
     result = RunResult(hlo, arguments, outputs, platform, compile_seconds, times)
     if reference is not None:
         result.reference = reference
@@ -138,6 +156,7 @@ def _command(args: argparse.Namespace) -> int:
         reference=args.reference,
         iterations=args.iterations,
         backend_options=options,
+        progress=True,
     )
     print(result.summary())
     if args.print:
