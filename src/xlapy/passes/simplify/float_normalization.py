@@ -47,6 +47,15 @@ KEPT_IN_LOW_PRECISION = frozenset({
     Op.DOMAIN, Op.OPTIMIZATION_BARRIER,
 })
 
+# Ops that only move or pick bf16 values: computed in f32 they give the same bits (XLA's
+# FloatSupport::EffectiveOperandPrecisionIsOutputPrecision), so the convert pair around
+# them would change nothing but the code (and a chain of them makes LLVM's optimizer
+# crawl: minutes for an 8-element argmax).
+VALUE_PRESERVING = frozenset({
+    Op.BROADCAST, Op.RESHAPE, Op.TRANSPOSE, Op.SLICE, Op.REVERSE, Op.COPY, Op.CONCATENATE,
+    Op.PAD, Op.DYNAMIC_SLICE, Op.DYNAMIC_UPDATE_SLICE, Op.GATHER, Op.SELECT,
+})
+
 
 def computes_in_high_precision(instruction: HloInstruction) -> bool:
     """Whether XLA:CPU computes this bf16 instruction in f32 and rounds only its result."""
@@ -55,6 +64,7 @@ def computes_in_high_precision(instruction: HloInstruction) -> bool:
         instruction.shape.is_array
         and instruction.shape.element_type == LOW
         and opcode not in KEPT_IN_LOW_PRECISION
+        and opcode not in VALUE_PRESERVING
         and not has_side_effect(instruction)
         and instruction.operand_count > 0
         and not instruction.called_computations()
