@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from . import atlas, stablehlo
 from . import client as client_module
+from .aot import command as aot
 from .errors import XlaError
 from .hlo import parse_module
 from .hlo.graph import render
@@ -26,7 +27,7 @@ from .service import command as serve
 from .tools import bisect, explain, opt, profile, run
 
 # Commands that live in modules of their own, each adding its parser with ``register``.
-COMMANDS = (run, opt, explain, profile, bisect, serve)
+COMMANDS = (run, opt, explain, profile, bisect, serve, aot)
 
 
 def _read(path: str) -> str:

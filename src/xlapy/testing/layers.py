@@ -62,7 +62,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
         "tools",
         (
             "xlapy", "xlapy.testing", "xlapy.conformance", "xlapy.cli", "xlapy.demo",
-            "xlapy.atlas", "xlapy.jax", "xlapy.tools",
+            "xlapy.atlas", "xlapy.jax", "xlapy.tools", "xlapy.aot",
         ),
     ),
 ]  # fmt: skip

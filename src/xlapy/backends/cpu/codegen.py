@@ -136,6 +136,14 @@ class ModuleEmitter:
         self.profile: ProfileProbes | None = (
             ProfileProbes(self.ir) if getattr(options, "profile", False) else None
         )
+        # Ahead-of-time code (CpuOptions.aot, xlapy.aot): constants become globals of the
+        # module instead of addresses of this process's arrays, and dots call the loop GEMM
+        # (CpuOptions.gemm_loops selects that for the JIT too). ``overrides`` lets xlapy.aot
+        # emit some opcodes its own way (custom calls as external C symbols).
+        self.aot = bool(getattr(options, "aot", False))
+        self.gemm_loops = self.aot or bool(getattr(options, "gemm_loops", False))
+        self.overrides: dict[HloOpcode, Any] = {}
+        self._constant_globals: dict[bytes, ir.GlobalVariable] = {}
 
     @property
     def profile_sites(self) -> list[ProfileSite]:
@@ -184,7 +192,24 @@ class ModuleEmitter:
         return array.ctypes.data
 
     def constant_pointer(self, b: ir.IRBuilder, array: np.ndarray) -> ir.Value:
+        if self.aot:
+            return self.constant_global(array).bitcast(I8_PTR)
         return ir.Constant(I64, self.constant_address(array)).inttoptr(I8_PTR)
+
+    def constant_global(self, array: np.ndarray) -> ir.GlobalVariable:
+        """A private, read-only global holding ``array``'s bytes (64-byte aligned), one
+        per distinct content: how ahead-of-time code carries its constants."""
+        data = np.ascontiguousarray(array).tobytes() or b"\0"
+        found = self._constant_globals.get(data)
+        if found is None:
+            kind = ir.ArrayType(I8, len(data))
+            found = ir.GlobalVariable(self.ir, kind, self.unique_name("constant"))
+            found.linkage = "private"
+            found.global_constant = True
+            found.align = ALIGNMENT
+            found.initializer = ir.Constant(kind, bytearray(data))
+            self._constant_globals[data] = found
+        return found
 
     def pool_task(self, kernel: ir.Function) -> ir.Function:
         """What ``xlapy_parallel_for`` runs for ``kernel``: the kernel itself, or with
@@ -443,7 +468,7 @@ class FunctionEmitter:
         if not self.emits_code(instruction):
             return
         try:
-            emitter = THUNK_EMITTERS.get(op)
+            emitter = self.m.overrides.get(op) or THUNK_EMITTERS.get(op)
             if emitter is not None:
                 emitter(self, instruction)
             elif not loops.try_emit(self, instruction):

@@ -57,6 +57,8 @@ def _cache_key(module: HloModule, options: CpuOptions, target: jit.Target) -> st
         f"|guard={options.guard_buffers}|flush={options.flush_denormals}"
         f"|excess={options.allow_excess_precision}|profile={options.profile}"
     )
+    if options.gemm_loops or options.aot:
+        knobs += f"|gemm=loops|aot={options.aot}"
     return hashlib.sha256(f"{knobs}|{target.key}\n{shape}\n{text}".encode()).hexdigest()
 
 
@@ -64,6 +66,16 @@ def target_of(options: CpuOptions) -> jit.Target:
     """The CPU the options compile for, resolved once per compile: the cache key and the
     code must agree even if ``XLAPY_CPU_TARGET`` changes meanwhile."""
     return jit.resolve_target(options.target_cpu, options.target_features)
+
+
+def optimized_module(module: HloModule, options: CpuOptions) -> HloModule:
+    """A copy of ``module`` after the CPU pipeline (or ``options.passes``), verified: what
+    code generation starts from, for the JIT and for ahead-of-time objects alike."""
+    optimized = module.clone()
+    pipeline = options.passes(optimized, options) if options.passes else cpu_pipeline(options)
+    pipeline.run(optimized)
+    optimized.verify()
+    return optimized
 
 
 def compile_program(
@@ -75,10 +87,7 @@ def compile_program(
     timings: dict[str, float] = {}
     start = time.perf_counter()
     declared = module.entry.program_shape
-    optimized = module.clone()
-    pipeline = options.passes(optimized, options) if options.passes else cpu_pipeline(options)
-    pipeline.run(optimized)
-    optimized.verify()
+    optimized = optimized_module(module, options)
     timings["passes"] = time.perf_counter() - start
 
     start = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Dot: BLAS for float matrices, LLVM loops for integer dots.
+"""Dot: BLAS for float matrices (or xlapy's loop GEMM), LLVM loops for integer dots.
 
 A dot whose operands are, per batch, row-major matrices (free dimensions and
 contracting dimensions each contiguous, batch dimensions leading) is one GEMM
@@ -9,6 +9,8 @@ call passes the right-hand side first and a transposed operand is a flag, not
 a copy. A short, wide GEMM (B small enough to stay in cache, many rows) is split
 by rows over xlapy's own pool instead, each block a single-threaded BLAS call
 (``emit.linalg_gemm_split``: OpenBLAS's threads cost more than such a GEMM's work).
+Ahead-of-time objects, and the JIT with ``CpuOptions.gemm_loops``, call xlapy's own
+loop GEMM instead of BLAS (``emit.linalg_gemm_loops``), through the same interface.
 Integer dots (exact in any order) get a loop kernel; other element types reach
 here widened (``DotTypeWidener``) and other layouts canonicalized
 (``DotCanonicalizer``).
@@ -31,6 +33,7 @@ from ..ir_support import Index, for_range, i64, typed_pointer
 from ..llvm_types import I8, I8_PTR, I32, NotEmittable, llvm_type
 from ..runtime.blas import blas_function
 from .generators import buffer_reader
+from .linalg_gemm_loops import emit_gemm_loops
 from .linalg_gemm_split import at, emit_row_blocks
 from .loops import Kernel, nest
 from .registry import thunk_emitter
@@ -264,7 +267,15 @@ def emit_gemm(
 ) -> None:
     """Column-major ``C (m x n) = op(A) (m x k) . op(B) (k x n)`` (``+ C`` if accumulating),
     through BLAS; ``a``, ``b_`` and ``c`` are i8* values of ``builder``'s function (the
-    current one by default). ``n_at``, an i8* to an i32, gives n at run time instead."""
+    current one by default). ``n_at``, an i8* to an i32, gives n at run time instead.
+    Where BLAS may not be called (ahead-of-time objects, ``CpuOptions.gemm_loops``), the
+    call goes to xlapy's loop GEMM (``linalg_gemm_loops``) with the same arguments."""
+    if getattr(fe.m, "gemm_loops", False):
+        emit_gemm_loops(
+            fe, et, m, n, k, a, lda, b_, ldb, c, ldc, trans_a=trans_a, trans_b=trans_b,
+            accumulate=accumulate, builder=builder, n_at=n_at,
+        )  # fmt: skip
+        return
     if et not in GEMM_ROUTINES:
         raise NotEmittable(f"no BLAS routine for {et.hlo_name}")
     ints = (ctypes.c_int32 * 6)(m, n, k, max(1, lda), max(1, ldb), max(1, ldc))

@@ -87,6 +87,14 @@ class CpuOptions:
     # ``CpuExecutable.profile``; off by default, and then the code is exactly as without
     # profiling.
     profile: bool = False
+    # Dots and convolutions through xlapy's own loop GEMM (emit.linalg_gemm_loops) instead
+    # of scipy's BLAS: what ahead-of-time objects run, selectable here so that the JIT
+    # computes bit for bit what an AOT binary does.
+    gemm_loops: bool = False
+    # Code for an ahead-of-time object (xlapy.aot), set by xlapy.aot.compile only:
+    # constants as globals of the module, no Python, no absolute addresses. Such code is
+    # never handed to the JIT.
+    aot: bool = False
 
     def __post_init__(self) -> None:
         self.guard_buffers = guarded_memory.mode_from(self.guard_buffers)

@@ -631,6 +631,12 @@ def write_mxcsr(value: int) -> None:
     _mxcsr["write"](value & 0xFFFF)
 
 
+def pool_ir() -> str:
+    """The thread pool's LLVM IR text (``xlapy_parallel_for`` and its workers, pthreads
+    only, x86-64), which an ahead-of-time object links in for ``--threads N``."""
+    return _RUNTIME_IR
+
+
 def worker_count() -> int:
     """Threads a large kernel is split over: the cores this process may use."""
     try:
