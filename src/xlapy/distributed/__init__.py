@@ -3,5 +3,9 @@
 from .devices import run_on_devices
 from .host_channels import HostChannels
 from .hub import DEFAULT_TIMEOUT_SECONDS, CollectiveHub
+from .process import ProcessInfo, process_info
 
-__all__ = ["CollectiveHub", "DEFAULT_TIMEOUT_SECONDS", "HostChannels", "run_on_devices"]
+__all__ = [
+    "CollectiveHub", "DEFAULT_TIMEOUT_SECONDS", "HostChannels", "ProcessInfo", "process_info",
+    "run_on_devices",
+]  # fmt: skip
