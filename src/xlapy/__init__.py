@@ -5,6 +5,8 @@ layouts, literals, the builder, the attribute types of the ops, the client and
 the error classes. See docs/architecture.md for the map.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from . import computations, errors, ops, types
 from .builder import XlaBuilder, XlaComputation, XlaOp
 from .client import (
@@ -50,7 +52,24 @@ from .xla_data import (
     WindowDimension,
 )
 
+if TYPE_CHECKING:  # only for the annotation: the service loads when connect() is called
+    from .service.remote_client import RemoteClient
+
 __version__ = "0.1.0"
+
+
+def connect(target: str, token: str | None = None, **options: Any) -> "RemoteClient":
+    """A client of an ``xlapy serve`` process at ``target`` ("host:port"), with the
+    methods of ``local_client()`` (see ``xlapy.service.remote_client.connect``: token
+    defaults to ``$XLAPY_SERVICE_TOKEN``; ``timeout``, ``tls_ca``, ``retries``).
+
+    Needs the ``service`` extra (grpcio, protobuf), loaded only when called.
+    """
+    import importlib  # only here: the package's lazy attributes (see below)
+
+    remote = importlib.import_module(f"{__name__}.service.remote_client")
+    return remote.connect(target, token, **options)
+
 
 __all__ = [
     "errors",
@@ -83,6 +102,7 @@ __all__ = [
     "XlaBuilder",
     "XlaComputation",
     "XlaOp",
+    "connect",
     "local_client",
     "register_custom_call",
     "unregister_custom_call",
@@ -104,7 +124,7 @@ __all__ = [
 # importing them by hand; imported on first use, so ``import xlapy`` stays light.
 _LAZY_SUBMODULES = frozenset(
     {"atlas", "backends", "cli", "conformance", "distributed", "hlo", "jax", "lib", "passes",
-     "shape_inference", "stablehlo", "testing"}
+     "service", "shape_inference", "stablehlo", "testing", "tools"}
 )  # fmt: skip
 
 

@@ -605,8 +605,25 @@ def pool() -> Any:
             built = descriptor_pool.DescriptorPool()
             for name, dependencies, enums, messages in FILES:
                 built.Add(build_file(name, dependencies, enums, messages))
+            _make_classes(built, [name for name, *_ in FILES])
             _pool = built
     return _pool
+
+
+def _make_classes(built: Any, file_names: list[str]) -> None:
+    """Make every message class of ``file_names`` now, nested ones too, under the lock.
+    Left to first use, protobuf makes a sub-message's class when a field first reaches
+    it, and two threads doing that at once can race in protobuf's class cache."""
+    from google.protobuf import message_factory
+
+    pending = [
+        d for name in file_names for d in built.FindFileByName(name).message_types_by_name.values()
+    ]
+    while pending:
+        descriptor = pending.pop()
+        if not descriptor.GetOptions().map_entry:
+            _classes.setdefault(descriptor.full_name, message_factory.GetMessageClass(descriptor))
+        pending.extend(descriptor.nested_types)
 
 
 def message_class(full_name: str) -> type:
