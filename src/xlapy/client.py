@@ -19,6 +19,13 @@ from typing import Any
 import numpy as np
 
 from .builder import XlaComputation
+from .client_devices import Device, DeviceAssignment, DeviceSet
+from .client_sharded import (
+    ShardedSignature,
+    is_partitioned,
+    partition_for_compile,
+    should_partition,
+)
 from .errors import (
     FailedPreconditionError,
     InvalidArgumentError,
@@ -37,11 +44,20 @@ DEFAULT_PLATFORM = "cpu"
 
 @dataclass
 class CompileOptions:
-    """How to compile: device counts and backend-specific options."""
+    """How to compile: device counts and backend-specific options.
+
+    ``device_assignment``: which global device runs each (replica, partition), a
+    ``DeviceAssignment`` or a replicas x partitions array of device ids (default: the
+    ids in order). ``use_spmd_partitioning``: run xlapy's SPMD partitioner before the
+    backend; None (the default) does when ``num_partitions > 1`` and the module is a
+    global program with shardings, not one already partitioned (``client_sharded``).
+    """
 
     num_replicas: int = 1
     num_partitions: int = 1
     backend_options: dict[str, Any] = field(default_factory=dict)
+    device_assignment: Any = None
+    use_spmd_partitioning: bool | None = None
 
     def __post_init__(self) -> None:
         for name in ("num_replicas", "num_partitions"):
@@ -50,17 +66,6 @@ class CompileOptions:
                 raise InvalidArgumentError(
                     f"CompileOptions.{name} must be an int >= 1, got {value!r}"
                 )
-
-
-@dataclass(frozen=True)
-class Device:
-    """One device of a platform (the interpreter and CPU have one per process)."""
-
-    platform: str
-    id: int
-
-    def __str__(self) -> str:
-        return f"{self.platform}:{self.id}"
 
 
 class GlobalData:
@@ -182,11 +187,22 @@ class Executable:
         module: HloModule,
         backend_executable: Any,
         options: CompileOptions,
+        *,
+        device_assignment: DeviceAssignment | None = None,
+        partitioning_report: Any = None,
+        sharded: ShardedSignature | None = None,
     ) -> None:
         self.client = client
         self.hlo_module = module
         self.options = options
         self._executable = backend_executable
+        self.device_assignment = device_assignment or DeviceAssignment.default(
+            options.num_replicas, options.num_partitions
+        )
+        # The SPMD partitioner's report (printable) when the client partitioned the module.
+        self.partitioning_report = partitioning_report
+        # Global shapes and entry shardings when the program runs one piece per partition.
+        self.sharded_signature = sharded
         self._fast_call = getattr(backend_executable, "call_numpy", None)
         entry = module.entry.program_shape
         self.program_shape = ProgramShape(entry.parameters, entry.result, entry.parameter_names)
@@ -246,27 +262,93 @@ class Executable:
         literals = [_to_literal(a, f"argument {i}") for i, a in enumerate(arguments)]
         return self._executable.execute(self._check_arguments(literals))
 
-    def execute_replicated(self, arguments: Sequence[Sequence[Any]]) -> list[Any]:
-        """Run every device with its own arguments; one numpy result per device.
+    @property
+    def local_logical_ids(self) -> list[int]:
+        """Logical ids (replica * partitions + partition) of the devices this process runs,
+        by the device assignment: all of them in a single-process job."""
+        return self.client._device_set.local_logical_ids(self.device_assignment)
 
-        ``arguments`` is a list (or tuple) with one entry per device, each a list of
-        that device's arguments (Literals, numpy arrays or scalars).
-        """
+    def _run_devices(self, arguments: Sequence[Sequence[Any]], what: str) -> list[Literal]:
+        """Every local device on its arguments (one list per local device, any form
+        ``_to_literal`` takes, or GlobalData); one Literal per local device."""
         per_device = [
             self._check_arguments(
                 [
-                    _to_literal(a, f"argument {i} of device {d}")
-                    for i, a in enumerate(_argument_list(args, f"execute_replicated device {d}"))
+                    self.client._literal_of(a)
+                    if isinstance(a, GlobalData)
+                    else _to_literal(a, f"argument {i} of device {d}")
+                    for i, a in enumerate(_argument_list(args, f"{what} device {d}"))
                 ]
             )
-            for d, args in enumerate(_argument_list(arguments, "execute_replicated"))
+            for d, args in enumerate(_argument_list(arguments, what))
         ]
-        if len(per_device) != self.num_devices:
+        local = self.local_logical_ids
+        if len(per_device) != len(local):
             raise InvalidArgumentError(
-                f"{self.hlo_module.name} runs on {self.num_devices} devices; got arguments "
-                f"for {len(per_device)}"
+                f"{what}: {self.hlo_module.name} runs on {len(local)} local devices "
+                f"({self.options.num_replicas} replica(s) x {self.options.num_partitions} "
+                f"partition(s), {self.num_devices} in all); got arguments for {len(per_device)}"
             )
-        return [r.to_numpy() for r in self._executable.execute_replicated(per_device)]
+        if len(local) == self.num_devices:
+            return self._executable.execute_replicated(per_device)
+        # another process runs the rest: the backend runs only ours (multi-process jobs)
+        return self._executable.execute_replicated(per_device, local_devices=local)
+
+    def execute_replicated(self, arguments: Sequence[Sequence[Any]]) -> list[Any]:
+        """Run every device with its own arguments; one numpy result per device.
+
+        ``arguments`` is a list (or tuple) with one entry per local device (all devices
+        in a single-process job), each a list of that device's arguments (Literals,
+        numpy arrays, scalars or GlobalData).
+        """
+        return [r.to_numpy() for r in self._run_devices(arguments, "execute_replicated")]
+
+    def execute_sharded(
+        self, arguments: Sequence[Sequence[Any]], *, return_handles: bool = True
+    ) -> list[list[Any]]:
+        """Run every local device on its own pieces; per device, one value per output.
+
+        ``arguments``: one list per local device (in ``local_logical_ids`` order) of that
+        device's pieces: GlobalData handles, numpy arrays or Literals. The result has the
+        same form, one list per local device of its outputs (a tuple root is untupled,
+        as PjRt returns output buffers): GlobalData handles by default, which the next
+        ``execute_sharded`` takes as they are, so chained calls never go through numpy;
+        ``return_handles=False`` gives numpy arrays instead.
+        """
+        results = self._run_devices(arguments, "execute_sharded")
+        out = []
+        for literal in results:
+            leaves = list(literal.tuple_elements) if literal.shape.is_tuple else [literal]
+            if return_handles:
+                out.append([self.client._hold(leaf) for leaf in leaves])
+            else:
+                out.append([leaf.to_numpy() for leaf in leaves])
+        return out
+
+    def _call_sharded(self, arguments: Sequence[Any]) -> Any:
+        """``__call__`` of a sharded program: global arrays in, global arrays out."""
+        signature = self.sharded_signature
+        partitions = self.options.num_partitions
+        globals_ = [
+            self.client.transfer(a).to_numpy() if isinstance(a, GlobalData) else a
+            for a in arguments
+        ]
+        pieces = signature.shard_arguments(globals_, self.hlo_module.name)
+        local = self.local_logical_ids
+        run = self._run_devices([pieces[i % partitions] for i in local], "__call__")
+        results = [r.to_numpy() for r in run]
+        by_logical = dict(zip(local, results, strict=True))
+        per_replica = []
+        for replica in range(self.options.num_replicas):
+            ids = range(replica * partitions, (replica + 1) * partitions)
+            if not all(i in by_logical for i in ids):
+                raise UnimplementedError(
+                    f"{self.hlo_module.name}: replica {replica}'s partitions run in other "
+                    "processes; gathering a global result across processes is not supported "
+                    "yet: use execute_sharded and combine the local pieces"
+                )
+            per_replica.append(signature.assemble([by_logical[i] for i in ids]))
+        return per_replica[0] if len(per_replica) == 1 else per_replica
 
     def execute(self, arguments: Sequence[GlobalData]) -> GlobalData:
         """Run on handles (a list or tuple of ``GlobalData``); the result is a handle."""
@@ -277,7 +359,11 @@ class Executable:
         """numpy arrays, scalars, Literals or GlobalData in; numpy arrays (tuples nested) out.
 
         A replicated executable runs every device on the same arguments and
-        returns the list of per-device results.
+        returns the list of per-device results. A sharded one (partitioned by the
+        client, or a partitioned module with entry shardings) takes global arrays, cuts
+        them by its entry shardings, runs every device on its pieces and returns the
+        global result assembled from the output shardings (a list per replica when
+        there are several replicas).
 
         Donation (the module's ``input_output_alias``), the same on every backend:
         when the argument for a donated parameter is a writable, C-contiguous numpy
@@ -289,6 +375,8 @@ class Executable:
         fresh array. Only whole array parameters are donated this way, and only by
         single-device executables.
         """
+        if self.sharded_signature is not None:
+            return self._call_sharded(arguments)
         if self._fast_call is not None:
             result = self._fast_call(arguments)
             if result is not None:
@@ -506,7 +594,7 @@ _PLANNED: dict[str, str] = {}
 class LocalClient:
     """A client whose service runs in this process."""
 
-    def __init__(self, platform: str) -> None:
+    def __init__(self, platform: str, device_count: int | None = None) -> None:
         if platform not in _PLATFORMS:
             if platform in _PLANNED:
                 raise UnimplementedError(f"platform {platform!r}: {_PLANNED[platform]}")
@@ -514,6 +602,7 @@ class LocalClient:
                 f"unknown platform {platform!r}; available: {', '.join(sorted(_PLATFORMS))}"
             )
         self.platform = platform
+        self._device_set = DeviceSet(platform, device_count)
         backend_class, self._options_class = _PLATFORMS[platform]()
         self._backend = backend_class()
         self._store: dict[int, Literal] = {}
@@ -529,10 +618,21 @@ class LocalClient:
 
     # -- devices --------------------------------------------------------------------------
     def devices(self) -> list[Device]:
-        return [Device(self.platform, 0)]
+        """Every device of the job, by global id (this process's and the others')."""
+        return self._device_set.devices()
+
+    def local_devices(self) -> list[Device]:
+        """The devices this process runs."""
+        return self._device_set.local_devices()
 
     def device_count(self) -> int:
         return len(self.devices())
+
+    def local_device_count(self) -> int:
+        return len(self.local_devices())
+
+    def process_index(self) -> int:
+        return self._device_set.process.process_index
 
     # -- data -----------------------------------------------------------------------------
     def transfer_to_server(self, value: Any) -> GlobalData:
@@ -579,7 +679,16 @@ class LocalClient:
             return compile_per_signature(self, options)
         module = _module_of(computation)
         options = options or CompileOptions()
-        module = module.clone()
+        assignment = self._device_set.assignment_for(
+            options.num_replicas, options.num_partitions, options.device_assignment, module.name
+        )
+        report = sharded = None
+        if should_partition(module, options.num_partitions, options.use_spmd_partitioning):
+            module, report, sharded = partition_for_compile(module, options.num_partitions)
+        else:
+            module = module.clone()
+            if options.num_partitions > 1 and is_partitioned(module):
+                sharded = ShardedSignature.of_partitioned(module, options.num_partitions)
         module.replica_count = options.num_replicas
         module.num_partitions = options.num_partitions
         try:
@@ -594,7 +703,15 @@ class LocalClient:
                 f"{sys.getrecursionlimit()}); flatten the nesting of calls, control flow "
                 "or tuples"
             ) from None
-        return Executable(self, module, backend_executable, options)
+        return Executable(
+            self,
+            module,
+            backend_executable,
+            options,
+            device_assignment=assignment,
+            partitioning_report=report,
+            sharded=sharded,
+        )
 
     def execute(
         self,
@@ -614,7 +731,7 @@ class LocalClient:
         return self.transfer(self.execute(computation, arguments))
 
     def __repr__(self) -> str:
-        return f"<LocalClient {self.platform}>"
+        return f"<LocalClient {self.platform}: {self.device_count()} device(s)>"
 
 
 def _module_of(computation: Any) -> HloModule:
@@ -630,23 +747,30 @@ def _module_of(computation: Any) -> HloModule:
 class ClientLibrary:
     """Seed 004's entry point: one local client per platform, made on first use."""
 
-    _clients: dict[str, LocalClient] = {}
+    _clients: dict[tuple[str, int | None], LocalClient] = {}
     _lock = threading.Lock()
 
     @classmethod
-    def local_client(cls, platform: str | None = None) -> LocalClient:
+    def local_client(
+        cls, platform: str | None = None, device_count: int | None = None
+    ) -> LocalClient:
         platform = platform or DEFAULT_PLATFORM
+        key = (platform, device_count)
         with cls._lock:
-            if platform not in cls._clients:
-                cls._clients[platform] = LocalClient(platform)
-            return cls._clients[platform]
+            if key not in cls._clients:
+                cls._clients[key] = LocalClient(platform, device_count)
+            return cls._clients[key]
 
     client_library_or_die = local_client
 
 
-def local_client(platform: str | None = None) -> LocalClient:
-    """The local client for ``platform`` (default: the best one available)."""
-    return ClientLibrary.local_client(platform)
+def local_client(platform: str | None = None, device_count: int | None = None) -> LocalClient:
+    """The local client for ``platform`` (default: the best one available).
+
+    ``device_count``: how many devices this process runs (XLA's
+    ``--xla_force_host_platform_device_count``); None keeps one client whose devices
+    grow to what its executables ask for (see ``client_devices.DeviceSet``)."""
+    return ClientLibrary.local_client(platform, device_count)
 
 
 __all__ = [
@@ -654,6 +778,7 @@ __all__ = [
     "CompileOptions",
     "DEFAULT_PLATFORM",
     "Device",
+    "DeviceAssignment",
     "Executable",
     "GlobalData",
     "LocalClient",

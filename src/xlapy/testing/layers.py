@@ -56,7 +56,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("passes", ("xlapy.passes",)),
     ("stablehlo", ("xlapy.stablehlo",)),
     ("backends", ("xlapy.backends",)),
-    ("client", ("xlapy.client",)),
+    ("client", ("xlapy.client", "xlapy.client_devices", "xlapy.client_sharded")),
     ("service", ("xlapy.service",)),
     (
         "tools",

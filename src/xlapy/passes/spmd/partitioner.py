@@ -88,7 +88,8 @@ class SpmdPartitioner(HloPass):
         new.root = root
         module.entry = new
         module.remove_computation(old)
-        new.name = old.name
+        # The entry keeps the name it was built with, ``<name>_spmd``, as XLA's partitioner
+        # names it: that is how the client knows a module is already per device.
         _restore_names(p, old)
         module.config.entry_computation_layout = None
         module.num_partitions = n
