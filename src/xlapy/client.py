@@ -26,8 +26,10 @@ from .client_sharded import (
     partition_for_compile,
     should_partition,
 )
+from .distributed import allgather_objects
 from .errors import (
     FailedPreconditionError,
+    InternalError,
     InvalidArgumentError,
     NotFoundError,
     ResourceExhaustedError,
@@ -338,14 +340,19 @@ class Executable:
         run = self._run_devices([pieces[i % partitions] for i in local], "__call__")
         results = [r.to_numpy() for r in run]
         by_logical = dict(zip(local, results, strict=True))
+        if len(by_logical) < self.num_devices:
+            # The other processes ran the rest: every process gets every piece (over MPI),
+            # so each returns the global result. Every process makes this call, in order.
+            for pieces_of_process in allgather_objects(by_logical):
+                by_logical.update(pieces_of_process)
         per_replica = []
         for replica in range(self.options.num_replicas):
             ids = range(replica * partitions, (replica + 1) * partitions)
-            if not all(i in by_logical for i in ids):
-                raise UnimplementedError(
-                    f"{self.hlo_module.name}: replica {replica}'s partitions run in other "
-                    "processes; gathering a global result across processes is not supported "
-                    "yet: use execute_sharded and combine the local pieces"
+            missing = [i for i in ids if i not in by_logical]
+            if missing:
+                raise InternalError(
+                    f"{self.hlo_module.name}: no process returned the pieces of logical "
+                    f"devices {missing} of replica {replica}"
                 )
             per_replica.append(signature.assemble([by_logical[i] for i in ids]))
         return per_replica[0] if len(per_replica) == 1 else per_replica

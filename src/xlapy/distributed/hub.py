@@ -44,6 +44,14 @@ class CollectiveHub:
         self._aborted: BaseException | None = None
         self._mailboxes: dict[Hashable, queue.Queue] = {}
 
+    def is_local(self, device: int) -> bool:
+        """Whether ``device`` runs in this process (always, for a one-process hub)."""
+        return True
+
+    def finish(self) -> None:
+        """Called once every device of the execution stopped (a multi-process hub
+        completes its sends to other processes here)."""
+
     def occurrence(self, device: int, site: Hashable) -> int:
         """How many times ``device`` has reached ``site`` before (0 the first time)."""
         with self._lock:

@@ -84,20 +84,28 @@ class InterpreterExecutable:
         with self._lock:
             return evaluate_computation(self.module.entry, arguments, device)
 
-    def execute_replicated(self, arguments: Sequence[Sequence[Literal]]) -> list[Literal]:
-        """Run every device (replica-major, then partition) in its own thread."""
-        if len(arguments) != self.num_devices:
+    def execute_replicated(
+        self, arguments: Sequence[Sequence[Literal]], local_devices: Sequence[int] | None = None
+    ) -> list[Literal]:
+        """Run every device (replica-major, then partition) in its own thread; in one process
+        of a multi-process job, only the global device ids ``local_devices`` (one argument
+        list each), meeting the other processes' devices over MPI."""
+        expected = self.num_devices if local_devices is None else len(local_devices)
+        if len(arguments) != expected:
             raise XlaError(
                 f"the executable runs on {self.num_devices} devices "
                 f"({self.options.num_replicas} replicas x {self.options.num_partitions} "
-                f"partitions) but got arguments for {len(arguments)}"
+                f"partitions), {expected} of them here, but got arguments for {len(arguments)}"
             )
+        index_of = {d: k for k, d in enumerate(range(self.num_devices) if local_devices is None else local_devices)}
 
         def run(index: int, hub: CollectiveHub) -> Literal:
             device = self._device_context(index, hub)
-            return evaluate_computation(self.module.entry, arguments[index], device)
+            return evaluate_computation(self.module.entry, arguments[index_of[index]], device)
 
-        return run_on_devices(self.num_devices, self.options.collective_timeout, run)
+        return run_on_devices(
+            self.num_devices, self.options.collective_timeout, run, local_devices
+        )
 
 
 class InterpreterBackend:

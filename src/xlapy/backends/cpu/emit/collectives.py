@@ -15,6 +15,14 @@ collective is three steps:
    collective-broadcast copy the one source (or write zeros);
 3. a second rendezvous, so no device reuses a buffer its peers still read.
 
+Across processes (a multi-process job, ``distributed.process_hub``) a peer's buffer is
+not addressable: the rendezvous exchanges the data itself over MPI and the table points
+at the received copies, which the same native kernels then read (any collective, any
+type, any reducer). An all-reduce of one group whose reducer MPI has
+(``distributed.mpi_reduce``) is done whole by the rendezvous instead (MPI's all-reduce
+into the output buffers) and the table's third word tells the native code to skip its
+kernels. Only this process's devices meet in step 3: the received copies are private.
+
 ``replica-id`` and ``partition-id`` are here too: they are the device's place in
 those groups, read from the run context.
 
@@ -26,13 +34,15 @@ from __future__ import annotations
 
 import ctypes
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from llvmlite import ir
 
 from ....distributed.checks import check_collective
 from ....distributed.groups import group_of, instruction_groups
+from ....distributed.mpi_reduce import allreduce_step, mpi_reduction
 from ....errors import InvalidArgumentError
 from ....hlo.instruction import HloInstruction
 from ....opcode import HloOpcode
@@ -49,7 +59,9 @@ if TYPE_CHECKING:
 
 Op = HloOpcode
 I8_PTR_PTR = I8_PTR.as_pointer()
-HEADER = 2  # the rendezvous table starts with this device's position and the group's size
+# The rendezvous table starts with this device's position, the group's size, and 1 when
+# the rendezvous already wrote the results (a cross-process all-reduce done by MPI).
+HEADER = 3
 
 
 # -- the rendezvous (Python: addresses only) ---------------------------------------------
@@ -60,20 +72,40 @@ def _device_index(ctx: Any) -> int:
     return d.replica_id * d.num_partitions + d.partition_id
 
 
+def _what(instruction: HloInstruction) -> str:
+    return f"{instruction.opcode.value} {instruction.name}"
+
+
 def _meet(ctx: Any, instruction: HloInstruction, site: str, group: list[int], value: Any) -> list:
     """Every member's ``value``, in group order (a group of one needs no hub)."""
     hub = ctx.device.collectives
     me = _device_index(ctx)
-    what = f"{instruction.opcode.value} {instruction.name}"
     if hub is None:
         if group != [me]:
             raise InvalidArgumentError(
-                f"{what}: group {group} needs {len(group)} devices; compile with "
-                "num_replicas/num_partitions to run it"
+                f"{_what(instruction)}: group {group} needs {len(group)} devices; compile "
+                "with num_replicas/num_partitions to run it"
             )
         return [value]
     count = hub.occurrence(me, site)
-    return hub.exchange((site, count, tuple(group)), group, me, value, what)
+    return hub.exchange((site, count, tuple(group)), group, me, value, _what(instruction))
+
+
+def _flat_view(address: int, shape: Shape, writable: bool) -> np.ndarray:
+    """A flat numpy view of a row-major buffer (a fresh empty array for no elements)."""
+    dtype = shape.element_type.dtype
+    count = shape.element_count()
+    if count == 0 or not address:
+        return np.zeros(count, dtype)
+    raw = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
+    view = np.frombuffer(raw, dtype=dtype, count=count)
+    if not writable:
+        view.flags.writeable = False
+    return view
+
+
+def _address(array: np.ndarray) -> int:
+    return int(array.ctypes.data) if array.size else 0
 
 
 @dataclass
@@ -91,20 +123,39 @@ class Rendezvous:
     n_leaves: int
     done: bool = False
     reason: str = "collective rendezvous"
+    n_outputs: int = 0
+    # Per device: the peers' data received from other processes, alive until step 3.
+    held: dict[int, Any] = field(default_factory=dict, repr=False)
 
     def run(self, ctx: Any, pointers: Any) -> None:
         mine = tuple(int(pointers[i] or 0) for i in range(self.n_leaves))
-        table = ctypes.cast(pointers[self.n_leaves], ctypes.POINTER(ctypes.c_int64))
+        outputs = [int(pointers[self.n_leaves + i] or 0) for i in range(self.n_outputs)]
+        table_at = pointers[self.n_leaves + self.n_outputs]
+        table = ctypes.cast(table_at, ctypes.POINTER(ctypes.c_int64))
         me = _device_index(ctx)
         group = self._participants(ctx, me)
         site = self.instruction.name + ("#done" if self.done else "")
+        if not self.done:
+            table[2] = 0
         if group is None:  # in no group of a broadcast: zeros, and no meeting
             if not self.done:
                 table[HEADER] = 0
             return
-        gathered = _meet(ctx, self.instruction, site, group, mine)
+        hub = ctx.device.collectives
+        spans = hub is not None and not all(hub.is_local(d) for d in group)
         if self.done:
+            if spans:  # the received copies are private: only local devices meet
+                self.held.pop(me, None)
+                group = [d for d in group if hub.is_local(d)]
+            _meet(ctx, self.instruction, site, group, mine)
             return
+        if spans and self._reduce_with_mpi(ctx, hub, group, me, site, mine, outputs):
+            table[0], table[1], table[2] = group.index(me), len(group), 1
+            return
+        if spans:
+            gathered = self._gather_data(ctx, group, me, site, mine)
+        else:
+            gathered = _meet(ctx, self.instruction, site, group, mine)
         table[0], table[1] = group.index(me), len(group)
         if self.kind == "group":
             for k, addresses in enumerate(gathered):
@@ -114,6 +165,39 @@ class Rendezvous:
             table[HEADER] = gathered[0][0]
         else:
             table[HEADER] = self._permute_source(ctx, group, gathered)
+
+    def _operand_shapes(self) -> list[Shape]:
+        return [s for o in self.instruction.operands for s in _array_leaves(o.shape)]
+
+    def _gather_data(self, ctx: Any, group: list[int], me: int, site: str, mine: tuple) -> list:
+        """The group's operand leaf addresses, the other processes' data received over MPI
+        into arrays that this device holds until step 3."""
+        shapes = self._operand_shapes()
+        views = tuple(_flat_view(a, s, False) for a, s in zip(mine, shapes, strict=True))
+        gathered = self.held[me] = _meet(ctx, self.instruction, site, group, views)
+        return [tuple(_address(a) for a in member) for member in gathered]
+
+    def _reduce_with_mpi(
+        self, ctx: Any, hub: Any, group: list[int], me: int, site: str, mine: tuple, outputs: list
+    ) -> bool:
+        """A one-group all-reduce whose reducer MPI has: done here, into the outputs."""
+        if self.instruction.opcode is not Op.ALL_REDUCE or self.kind != "group":
+            return False
+        d = ctx.device
+        groups = instruction_groups(self.instruction, d.num_replicas, d.num_partitions)
+        shapes = self._operand_shapes()
+        reductions = [
+            mpi_reduction(self.instruction.to_apply, s.element_type.dtype) for s in shapes
+        ]
+        if len(groups) != 1 or None in reductions or len(outputs) != len(shapes):
+            return False
+        ins = [_flat_view(a, s, False) for a, s in zip(mine, shapes, strict=True)]
+        outs = [_flat_view(a, s, True) for a, s in zip(outputs, shapes, strict=True)]
+        count = hub.occurrence(me, site)
+        what = _what(self.instruction)
+        step = allreduce_step(group, reductions, hub.transport, what)
+        hub.combine((site, count, tuple(group)), group, me, (ins, outs), what, step)
+        return True
 
     def _participants(self, ctx: Any, me: int) -> list[int] | None:
         d = ctx.device
@@ -180,8 +264,17 @@ class _Collective:
         self.table = fe.b.bitcast(self.table_address, I8_PTR_PTR)
 
     def meet(self, done: bool = False) -> None:
-        thunk = Rendezvous(self.instruction, self.kind, len(self.mine), done)
-        emit_thunk_call(self.fe, thunk, [*self.mine, self.table_address])
+        thunk = Rendezvous(
+            self.instruction, self.kind, len(self.mine), done, n_outputs=len(self.outputs)
+        )
+        emit_thunk_call(self.fe, thunk, [*self.mine, *self.outputs, self.table_address])
+
+    def unless_done_by_host(self, emit: Any) -> None:
+        """``emit()`` in a branch skipped when the rendezvous wrote the results itself."""
+        b = self.fe.b
+        flag = b.load(b.bitcast(b.gep(self.table, [i64(2)]), I64.as_pointer()))
+        with b.if_then(b.icmp_signed("==", flag, i64(0))):
+            emit()
 
     def entry(self, index: int | ir.Value) -> ir.Value:
         b = self.fe.b
@@ -261,7 +354,7 @@ def _all_reduce(fe: FunctionEmitter, instruction: HloInstruction) -> None:
                 sources = [c.entry(k * len(shapes) + i) for k in range(size)]
                 _fold_kernel(fe, instruction, sources, out, shape, shape.element_count())
 
-    c.for_each_size(sizes, emit)
+    c.unless_done_by_host(lambda: c.for_each_size(sizes, emit))
     c.meet(done=True)
 
 
