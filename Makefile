@@ -20,9 +20,11 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks tools
 
 # The default run leaves out the tests marked slow (whole-suite sweeps, 1500-deep
-# programs); `make test-long` runs just those.
+# programs); `make test-long` runs just those. Tests run on every core (pytest-xdist,
+# work stealing); TEST_WORKERS=0 runs them in this process, in order.
+TEST_WORKERS ?= auto
 test: $(STAMP) lint
-	$(PY) -m pytest -m "not slow"
+	$(PY) -m pytest -m "not slow" -n $(TEST_WORKERS) --dist worksteal
 
 .PHONY: test-long
 test-long: $(STAMP)

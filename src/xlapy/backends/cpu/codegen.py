@@ -19,6 +19,7 @@ instructions, and the fallback for everything else. An emitter that raises
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -144,6 +145,12 @@ class ModuleEmitter:
         self.gemm_loops = self.aot or bool(getattr(options, "gemm_loops", False))
         self.overrides: dict[HloOpcode, Any] = {}
         self._constant_globals: dict[bytes, ir.GlobalVariable] = {}
+        # Relocatable code (CpuOptions.persistent_cache_dir, and AOT objects): no address of
+        # this process in the code, so that the object can be loaded by another process.
+        # Constants and the scalar arguments of BLAS/LAPACK calls become globals; without
+        # it the IR is exactly as before the persistent cache existed.
+        self.relocatable = self.aot or bool(getattr(options, "persistent_cache_dir", None))
+        self._host_globals: dict[int, ir.GlobalVariable] = {}
 
     @property
     def profile_sites(self) -> list[ProfileSite]:
@@ -192,7 +199,7 @@ class ModuleEmitter:
         return array.ctypes.data
 
     def constant_pointer(self, b: ir.IRBuilder, array: np.ndarray) -> ir.Value:
-        if self.aot:
+        if self.relocatable:
             return self.constant_global(array).bitcast(I8_PTR)
         return ir.Constant(I64, self.constant_address(array)).inttoptr(I8_PTR)
 
@@ -210,6 +217,25 @@ class ModuleEmitter:
             found.initializer = ir.Constant(kind, bytearray(data))
             self._constant_globals[data] = found
         return found
+
+    def host_data(self, data: ctypes.Array, offset: int = 0) -> ir.Value:  # type: ignore[type-arg]
+        """An i8* to byte ``offset`` of ``data``, a small ctypes array native code passes by
+        reference (BLAS's and LAPACK's scalar arguments): its address in this process,
+        the array kept alive with the program; in relocatable code a private writable
+        global with its bytes (writable as the array is: the callee gets the same rights)."""
+        self.keep_alive.append(data)
+        if not self.relocatable:
+            return ir.Constant(I64, ctypes.addressof(data) + offset).inttoptr(I8_PTR)
+        found = self._host_globals.get(id(data))
+        if found is None:
+            kind = ir.ArrayType(I8, ctypes.sizeof(data))
+            found = ir.GlobalVariable(self.ir, kind, self.unique_name("host_data"))
+            found.linkage = "private"
+            found.align = 16
+            found.initializer = ir.Constant(kind, bytearray(bytes(data)))
+            self._host_globals[id(data)] = found
+        pointer = found.bitcast(I8_PTR)
+        return pointer.gep([i64(offset)]) if offset else pointer
 
     def pool_task(self, kernel: ir.Function) -> ir.Function:
         """What ``xlapy_parallel_for`` runs for ``kernel``: the kernel itself, or with

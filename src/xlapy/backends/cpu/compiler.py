@@ -19,7 +19,8 @@ from ...errors import NotFoundError
 from ...hlo.module import HloModule
 from ...opcode import HloOpcode
 from ...passes import COMPILER_TARGETS
-from . import flush_denormals
+from ...shape import ProgramShape
+from . import flush_denormals, persistent_cache
 from .codegen import ModuleEmitter
 from .pipeline import cpu_pipeline
 from .runtime import fast_call, jit, native_runtime
@@ -30,6 +31,12 @@ _CACHE_SIZE = 128
 _cache: OrderedDict[str, CompiledProgram] = OrderedDict()
 _cache_lock = threading.Lock()
 _FAST_CALL_OK = fast_call.layout_ok()
+
+
+def clear_cache() -> None:
+    """Forget the in-memory compiled programs (executables made from them keep theirs)."""
+    with _cache_lock:
+        _cache.clear()
 
 
 def _custom_call_targets(module: HloModule) -> str:
@@ -62,6 +69,11 @@ def _cache_key(module: HloModule, options: CpuOptions, target: jit.Target) -> st
     return hashlib.sha256(f"{knobs}|{target.key}\n{shape}\n{text}".encode()).hexdigest()
 
 
+def declared_shape(module: HloModule) -> ProgramShape:
+    """The entry's signature with the caller's layouts (what the executable converts to)."""
+    return module.entry.program_shape
+
+
 def target_of(options: CpuOptions) -> jit.Target:
     """The CPU the options compile for, resolved once per compile: the cache key and the
     code must agree even if ``XLAPY_CPU_TARGET`` changes meanwhile."""
@@ -79,14 +91,19 @@ def optimized_module(module: HloModule, options: CpuOptions) -> HloModule:
 
 
 def compile_program(
-    module: HloModule, options: CpuOptions, target: jit.Target | None = None
+    module: HloModule,
+    options: CpuOptions,
+    target: jit.Target | None = None,
+    persistent: tuple[str, str] | None = None,
 ) -> CompiledProgram:
+    """Compile ``module``; with ``persistent`` (the cache directory and the program's
+    in-memory key) keep the object code and store the program in the persistent cache."""
     target = target or target_of(options)
     if options.flush_denormals:
         flush_denormals.require_x86(target, jit.host_triple())
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    declared = module.entry.program_shape
+    declared = declared_shape(module)
     optimized = optimized_module(module, options)
     timings["passes"] = time.perf_counter() - start
 
@@ -100,21 +117,32 @@ def compile_program(
         fast_name = emitter.unique_name(entry_name + "_py")
         result_leaves = len(_leaves(optimized.entry.root.shape))
         fast_call.emit_fast_entry(
-            emitter.ir, emitter.ir.get_global(entry_name), fast_name, parameters, result_leaves
+            emitter.ir,
+            emitter.ir.get_global(entry_name),
+            fast_name,
+            parameters,
+            result_leaves,
+            relocatable=emitter.relocatable,
         )
     timings["emit"] = time.perf_counter() - start
     if options.dump_dir:
         os.makedirs(options.dump_dir, exist_ok=True)
         with open(os.path.join(options.dump_dir, f"{module.name}.ll"), "w") as f:
             f.write(str(emitter.ir))
+    ir_text = str(emitter.ir)
     code = jit.compile_module(
-        emitter.ir, opt_level=options.opt_level, keep_ir=bool(options.dump_dir), target=target
+        emitter.ir,
+        opt_level=options.opt_level,
+        keep_ir=bool(options.dump_dir),
+        target=target,
+        text=ir_text,
+        keep_object=persistent is not None,
     )
     timings.update(code.timings)
     if options.dump_dir:
         with open(os.path.join(options.dump_dir, f"{module.name}.opt.ll"), "w") as f:
             f.write(code.optimized_ir)
-    return CompiledProgram(
+    program = CompiledProgram(
         module=optimized,
         code=code,
         entry_name=entry_name,
@@ -134,6 +162,12 @@ def compile_program(
         declared=declared,
         timings=timings,
     )
+    if persistent is not None:
+        directory, key = persistent
+        start = time.perf_counter()
+        persistent_cache.store(directory, key, program, options, ir_text)
+        timings["cache_store"] = time.perf_counter() - start
+    return program
 
 
 def _leaves(shape):  # noqa: ANN001, ANN202
@@ -183,8 +217,12 @@ class CpuBackend:
             program = _cache.get(key)
             if program is not None:
                 _cache.move_to_end(key)
+        directory = options.persistent_cache_dir
+        if program is None and directory:
+            program = persistent_cache.load(directory, key, declared_shape(module), target)
         if program is None:
-            program = compile_program(module, options, target)
+            persistent = (directory, key) if directory else None
+            program = compile_program(module, options, target, persistent)
             with _cache_lock:
                 _cache[key] = program
                 while len(_cache) > _CACHE_SIZE:

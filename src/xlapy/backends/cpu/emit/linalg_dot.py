@@ -282,12 +282,10 @@ def emit_gemm(
     one = (_SCALAR_CT[et] * 2)(*(_ONE[et] + (0.0,) * (2 - len(_ONE[et]))))
     beta = (_SCALAR_CT[et] * 2)(*((1.0, 0.0) if accumulate else (0.0, 0.0)))
     flags = (ctypes.c_char * 2)(trans_a.encode(), trans_b.encode())
-    fe.m.keep_alive.extend([ints, one, beta, flags])
     b = builder or fe.b
 
-    def address(obj: object, offset: int = 0) -> ir.Value:
-        base = ctypes.addressof(obj)  # type: ignore[arg-type]
-        return ir.Constant(ir.IntType(64), base + offset).inttoptr(I8_PTR)
+    def address(obj: ctypes.Array, offset: int = 0) -> ir.Value:  # type: ignore[type-arg]
+        return fe.m.host_data(obj, offset)
 
     gemm = blas_function(fe.m.ir, GEMM_ROUTINES[et], 13)
     b.call(

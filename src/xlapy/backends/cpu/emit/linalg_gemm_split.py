@@ -20,7 +20,7 @@ from llvmlite import ir
 from ..ir_support import for_range, i64
 from ..llvm_types import I8_PTR, I32
 from ..runtime import jit
-from ..runtime.blas import set_threads_local_address
+from ..runtime.blas import SET_THREADS_LOCAL_SYMBOL, set_threads_local_address
 from .loops import Kernel
 
 
@@ -32,7 +32,7 @@ def single_threaded(b: ir.IRBuilder, call: object) -> None:
         call()  # type: ignore[operator]
         return
     module = b.block.function.module
-    symbol = "xlapy_openblas_set_num_threads_local"
+    symbol = SET_THREADS_LOCAL_SYMBOL
     jit.register_symbol(symbol, address)
     setter = module.globals.get(symbol)
     if setter is None:

@@ -75,8 +75,7 @@ class LapackEmitter:
 
     # -- constants and scratch -----------------------------------------------------------------
     def _address(self, obj: ctypes.Array) -> ir.Value:  # type: ignore[type-arg]
-        self.fe.m.keep_alive.append(obj)  # type: ignore[arg-type]
-        return ir.Constant(ir.IntType(64), ctypes.addressof(obj)).inttoptr(I8_PTR)
+        return self.fe.m.host_data(obj)
 
     def ints(self, *values: int) -> list[ir.Value]:
         """Pointers to 32-bit integer constants (LAPACK's scalar arguments)."""

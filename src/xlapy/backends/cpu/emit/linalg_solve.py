@@ -24,7 +24,7 @@ from ....types import PrimitiveType
 from ....xla_data import Transpose
 from ..buffers import Slot
 from ..ir_support import for_range, i64, typed_pointer
-from ..llvm_types import I8_PTR, I32, NotEmittable, llvm_type
+from ..llvm_types import I32, NotEmittable, llvm_type
 from ..runtime.blas import blas_function
 from .registry import thunk_emitter
 
@@ -42,10 +42,9 @@ def _constants(
     """Addresses of ints and single-character flags kept alive with the executable."""
     ints = (ctypes.c_int32 * max(1, len(values)))(*values)
     chars = (ctypes.c_char * max(1, len(flags)))(*(c.encode() for c in flags))
-    fe.m.keep_alive.extend([ints, chars])
 
-    def at(obj: object, offset: int) -> ir.Value:
-        return ir.Constant(ir.IntType(64), ctypes.addressof(obj) + offset).inttoptr(I8_PTR)  # type: ignore[arg-type]
+    def at(obj: ctypes.Array, offset: int) -> ir.Value:  # type: ignore[type-arg]
+        return fe.m.host_data(obj, offset)
 
     return [at(ints, 4 * k) for k in range(len(values))], [at(chars, k) for k in range(len(flags))]
 
@@ -158,8 +157,7 @@ def _triangular_solve(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     diag = "U" if unit else "N"
     part = ctypes.c_float if et in (P.F32, P.C64) else ctypes.c_double
     one = (part * 2)(1.0, 0.0)  # 1 (+ 0i for the complex routines)
-    fe.m.keep_alive.append(one)
-    alpha = ir.Constant(ir.IntType(64), ctypes.addressof(one)).inttoptr(I8_PTR)
+    alpha = fe.m.host_data(one)
     (m_at, n_at, lda_at, ldb_at), flags = _constants(
         fe, [cols, rows, k, cols], side + uplo + trans + diag
     )

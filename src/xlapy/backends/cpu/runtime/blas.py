@@ -19,6 +19,9 @@ from ..llvm_types import I8_PTR, VOID
 from . import jit
 
 _addresses: dict[str, int] = {}
+_BLAS_PREFIX = "xlapy_blas_"
+# OpenBLAS's per-thread thread count, as native code calls it (emit.linalg_gemm_split).
+SET_THREADS_LOCAL_SYMBOL = "xlapy_openblas_set_num_threads_local"
 
 
 def blas_address(name: str) -> int:
@@ -42,12 +45,31 @@ def blas_address(name: str) -> int:
 def blas_function(module: ir.Module, name: str, arity: int) -> ir.Function:
     """An external declaration of BLAS routine ``name`` in ``module``, resolved to scipy's
     at link time."""
-    symbol = f"xlapy_blas_{name}"
+    symbol = _BLAS_PREFIX + name
     jit.register_symbol(symbol, blas_address(name))
     existing = module.globals.get(symbol)
     if existing is not None:
         return existing
     return ir.Function(module, ir.FunctionType(VOID, [I8_PTR] * arity), symbol)
+
+
+def resolve_symbol(name: str) -> bool:
+    """Register ``name`` if it is one of the symbols this module gives native code
+    (``xlapy_blas_*``, ``xlapy_openblas_set_num_threads_local``): what code loaded from the
+    persistent compile cache needs before it is mapped. False for another name, or
+    where this process cannot provide it."""
+    if name.startswith(_BLAS_PREFIX):
+        routine = name[len(_BLAS_PREFIX) :]
+        if routine not in cython_blas.__pyx_capi__ and routine not in cython_lapack.__pyx_capi__:
+            return False
+        jit.register_symbol(name, blas_address(routine))
+        return True
+    if name == SET_THREADS_LOCAL_SYMBOL:
+        address = set_threads_local_address()
+        if address is not None:
+            jit.register_symbol(name, address)
+        return address is not None
+    return False
 
 
 @functools.cache
@@ -75,4 +97,10 @@ def set_threads_local_address() -> int | None:
     return ctypes.cast(function, ctypes.c_void_p).value
 
 
-__all__ = ["blas_address", "blas_function", "set_threads_local_address"]
+__all__ = [
+    "SET_THREADS_LOCAL_SYMBOL",
+    "blas_address",
+    "blas_function",
+    "resolve_symbol",
+    "set_threads_local_address",
+]

@@ -35,7 +35,7 @@ from ....shape import ProgramShape, Shape
 from .. import profiling, roofline
 from ..layout_normalization import default_layout_shape
 from ..profile_report import Profile
-from . import fallback, guarded_memory
+from . import disk_cache, fallback, guarded_memory
 from .fast_call import ARGUMENT_MISMATCH
 
 PLATFORM = "cpu"
@@ -95,6 +95,12 @@ class CpuOptions:
     # constants as globals of the module, no Python, no absolute addresses. Such code is
     # never handed to the JIT.
     aot: bool = False
+    # The persistent compile cache (backends.cpu.persistent_cache): a directory shared by
+    # processes, where compiled programs are stored and loaded from; None (the default
+    # when XLAPY_COMPILATION_CACHE_DIR is unset): off, and the code is exactly as without
+    # it. Bounded to persistent_cache_max_bytes, least recently used entries evicted.
+    persistent_cache_dir: str | None = field(default_factory=disk_cache.default_directory)
+    persistent_cache_max_bytes: int = 1 << 30
 
     def __post_init__(self) -> None:
         self.guard_buffers = guarded_memory.mode_from(self.guard_buffers)
@@ -447,13 +453,19 @@ class CpuExecutable:
         context.host_channels = self.host_channels[index]
         return context
 
-    def execute_replicated(self, arguments: Sequence[Sequence[Literal]]) -> list[Literal]:
-        if len(arguments) != self.num_devices:
+    def execute_replicated(
+        self, arguments: Sequence[Sequence[Literal]], local_devices: Sequence[int] | None = None
+    ) -> list[Literal]:
+        """Run every device (or, in one process of a multi-process job, the global device
+        ids ``local_devices``, one argument list each) and return their results."""
+        expected = self.num_devices if local_devices is None else len(local_devices)
+        if len(arguments) != expected:
             raise XlaError(
-                f"the executable runs on {self.num_devices} devices but got arguments for {len(arguments)}"
+                f"the executable runs on {expected} devices here but got arguments for "
+                f"{len(arguments)}"
             )
 
-        def run(index: int, hub: CollectiveHub) -> Literal:
+        def run_with(index: int, hub: CollectiveHub, device_arguments: Any) -> Literal:
             run_state = fallback.Run(
                 self.program.thunks, EvalContext(self._device_context(index, hub))
             )
@@ -463,11 +475,17 @@ class CpuExecutable:
                 key, index // partitions, index % partitions, self._rng_states[index].address
             )
             try:
-                return self._execute_on(arguments[index], context, run_state, self._new_arena())
+                return self._execute_on(device_arguments, context, run_state, self._new_arena())
             finally:
                 fallback.unregister_run(key)
 
-        return run_on_devices(self.num_devices, self.options.collective_timeout, run)
+        index_of = {d: k for k, d in enumerate(range(self.num_devices) if local_devices is None else local_devices)}
+        return run_on_devices(
+            self.num_devices,
+            self.options.collective_timeout,
+            lambda index, hub: run_with(index, hub, arguments[index_of[index]]),
+            local_devices,
+        )
 
 
 def _dynamic_signature(module: HloModule) -> Any:

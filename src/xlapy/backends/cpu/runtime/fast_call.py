@@ -15,13 +15,16 @@ before the fast path is used.
 from __future__ import annotations
 
 import ctypes
+import functools
 
 import numpy as np
 from llvmlite import ir
 
 from ....shape import Shape
+from ....types import PrimitiveType
 from ..ir_support import i64, pointer_table
 from ..llvm_types import I8_PTR, I32, I64
+from . import jit
 
 ARGUMENT_MISMATCH = 1000
 _DATA, _ND, _DIMS, _DESCR, _FLAGS = 16, 24, 32, 56, 64
@@ -48,6 +51,47 @@ def layout_ok() -> bool:
         return False
 
 
+_OBJECT_PREFIX = "xlapy_numpy_"
+
+
+def _object_symbol(obj: object) -> str:
+    """The symbol standing for numpy's ndarray type or a dtype of an HLO element type."""
+    return _OBJECT_PREFIX + ("ndarray" if obj is np.ndarray else np.dtype(obj).name)  # type: ignore[call-overload]
+
+
+@functools.cache
+def _dtypes() -> dict[str, np.dtype]:
+    found = {}
+    for element_type in PrimitiveType:
+        try:
+            dtype = np.dtype(element_type.dtype)
+        except (TypeError, ValueError, AttributeError, NotImplementedError):
+            continue  # tuples, tokens, opaque: no array of them reaches a fast entry
+        found[dtype.name] = dtype
+    return found
+
+
+def _symbol_object(symbol: str) -> object:
+    name = symbol[len(_OBJECT_PREFIX) :]
+    return np.ndarray if name == "ndarray" else _dtypes()[name]
+
+
+def register_object_symbol(symbol: str) -> None:
+    jit.register_symbol(symbol, id(_symbol_object(symbol)))
+
+
+def resolve_symbol(name: str) -> bool:
+    """Bind ``name`` if it is one of the numpy objects fast entries compare against
+    (code loaded from the persistent compile cache); False for another name."""
+    if not name.startswith(_OBJECT_PREFIX):
+        return False
+    try:
+        register_object_symbol(name)
+    except KeyError:
+        return False
+    return True
+
+
 def _field(b: ir.IRBuilder, obj: ir.Value, offset: int, ty: ir.Type) -> ir.Value:
     return b.load(b.bitcast(b.gep(obj, [i64(offset)]), ty.as_pointer()))
 
@@ -58,9 +102,26 @@ def emit_fast_entry(
     name: str,
     parameters: list[Shape],
     results: int,
+    relocatable: bool = False,
 ) -> None:
-    """``i32 name(i8* ctx, i8* arena, PyObject* args..., PyObject* results...)``."""
+    """``i32 name(i8* ctx, i8* arena, PyObject* args..., PyObject* results...)``.
+
+    The entry compares each argument's type and dtype with numpy's objects: their
+    addresses as constants, or in ``relocatable`` code (the persistent compile cache) as
+    external symbols that :func:`resolve_symbol` binds in whichever process loads it."""
     n = len(parameters)
+
+    def object_address(obj: object) -> ir.Value:
+        if not relocatable:
+            return i64(id(obj))
+        symbol = _object_symbol(obj)
+        register_object_symbol(symbol)
+        found = module.globals.get(symbol)
+        if found is None:
+            found = ir.GlobalVariable(module, ir.IntType(8), symbol)
+            found.linkage = "external"
+        return found.ptrtoint(I64)
+
     function = ir.Function(
         module, ir.FunctionType(I32, [I8_PTR, I8_PTR] + [I8_PTR] * (n + results)), name
     )
@@ -79,9 +140,9 @@ def emit_fast_entry(
             b.position_at_end(good)
 
         # The type first: only an ndarray has the fields read below.
-        require(b.icmp_unsigned("==", _field(b, obj, _TYPE, I64), i64(id(np.ndarray))))
+        require(b.icmp_unsigned("==", _field(b, obj, _TYPE, I64), object_address(np.ndarray)))
         descr = np.dtype(shape.element_type.dtype)
-        ok = b.icmp_unsigned("==", _field(b, obj, _DESCR, I64), i64(id(descr)))
+        ok = b.icmp_unsigned("==", _field(b, obj, _DESCR, I64), object_address(descr))
         ok = b.and_(ok, b.icmp_signed("==", _field(b, obj, _ND, I32), I32(shape.rank)))
         flags = _field(b, obj, _FLAGS, I32)
         ok = b.and_(

@@ -49,6 +49,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import llvmlite
 import llvmlite.binding as llvm
 from llvmlite import ir
 
@@ -287,6 +288,12 @@ class CompiledCode:
     target: Target = field(default_factory=host_target)
     assembly: str = ""
     owner: _Engine | None = field(default=None, repr=False)
+    # The relocatable object MCJIT made (``compile_module(keep_object=True)``): what the
+    # persistent compile cache stores, and ``load_object`` maps into another process.
+    object_code: bytes = field(default=b"", repr=False)
+    # The functions the code calls that it does not define (LLVM intrinsics aside): what
+    # must resolve before ``object_code`` can be loaded elsewhere.
+    external_symbols: tuple[str, ...] = ()
 
     def address(self, function_name: str) -> int:
         """The function's address; refused for code this host cannot run."""
@@ -340,14 +347,18 @@ def compile_module(
     keep_ir: bool = False,
     keep_asm: bool = False,
     target: Target | None = None,
+    text: str | None = None,
+    keep_object: bool = False,
 ) -> CompiledCode:
     """Verify, optimize (O``opt_level``, vectorizers on) and JIT-compile ``module`` for
-    ``target`` (default: :func:`resolve_target`'s)."""
+    ``target`` (default: :func:`resolve_target`'s). ``text``: ``str(module)`` where the
+    caller has it already (rendering a big module costs milliseconds). ``keep_object``:
+    keep the object code MCJIT made (:attr:`CompiledCode.object_code`)."""
     _initialize()
     target = target or resolve_target()
     timings: dict[str, float] = {}
     start = time.perf_counter()
-    text = str(module)
+    text = str(module) if text is None else text
     context = llvm.create_context()
     try:
         parsed = llvm.parse_assembly(text, context=context)
@@ -386,6 +397,73 @@ def compile_module(
             context.close()
             raise
         owner = _Engine(engine, context)
+        objects: list[bytes] = []
+        if keep_object:
+            # MCJIT hands each object it makes to its object cache before loading it: the
+            # very code this process runs, with its relocations still unapplied.
+            engine.set_object_cache(notify_func=lambda _module, data: objects.append(data))
         engine.finalize_object()
     timings["codegen"] = time.perf_counter() - start
-    return CompiledCode(engine, optimized_ir, timings, target, assembly, owner)
+    code = CompiledCode(engine, optimized_ir, timings, target, assembly, owner)
+    if keep_object and len(objects) == 1:
+        code.object_code = objects[0]
+        code.external_symbols = _external_symbols(module)
+    return code
+
+
+def _external_symbols(module: ir.Module) -> tuple[str, ...]:
+    """The functions and data ``module`` uses without defining (LLVM intrinsics aside)."""
+    names = []
+    for value in module.global_values:
+        if isinstance(value, ir.Function):
+            if value.is_declaration and not value.name.startswith("llvm."):
+                names.append(value.name)
+        elif isinstance(value, ir.GlobalVariable) and value.initializer is None:
+            names.append(value.name)
+    return tuple(names)
+
+
+def load_object(object_code: bytes, target: Target) -> CompiledCode:
+    """Map an object made by :func:`compile_module` (``keep_object``) in this or another
+    process: MCJIT applies its relocations and resolves its external symbols now, through
+    the process's libraries and :func:`register_symbol`'s table, which must name every
+    symbol it calls (an unresolved one stops the process: callers check first).
+
+    The engine starts from an empty module and owns the object; it follows the same
+    ownership rule as a compiled module's (:class:`_Engine`)."""
+    _initialize()
+    start = time.perf_counter()
+    context = llvm.create_context()
+    empty = llvm.parse_assembly(
+        f'target triple = "{host_triple()}"\ntarget datalayout = "{target_data_layout()}"\n',
+        context=context,
+    )
+    tm = new_target_machine(target)
+    with _lock:
+        try:
+            engine = llvm.create_mcjit_compiler(empty, tm)
+        except BaseException:
+            empty.close()
+            tm.close()
+            context.close()
+            raise
+        owner = _Engine(engine, context)
+        engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+        engine.finalize_object()
+    timings = {"load": time.perf_counter() - start}
+    return CompiledCode(engine, "", timings, target, "", owner)
+
+
+def unresolved_symbols(names: list[str]) -> list[str]:
+    """Those of ``names`` that resolve to nothing in this process now."""
+    _initialize()
+    with _lock:
+        return [name for name in names if not llvm.address_of_symbol(name)]
+
+
+@functools.cache
+def code_identity() -> str:
+    """What, besides the module and the options, decides the machine code: the triple,
+    LLVM's and llvmlite's versions (for keys of caches that outlive the process)."""
+    version = ".".join(map(str, llvm.llvm_version_info))
+    return f"{host_triple()}|llvm={version}|llvmlite={llvmlite.__version__}"
