@@ -6,7 +6,9 @@ measures, from this process:
 - the seed's axpy round trip: transfer alpha, x and y, execute, transfer the result
   back, both as the seed writes it (three transfers, then ``execute_and_transfer``: four
   requests) and as one call of the compiled executable with numpy arguments (one
-  request: arguments in, result out); target <= 300 us;
+  request: arguments in, result out), over loopback TCP and over a unix socket; target
+  <= 300 us. These take turns with the floor (an empty gRPC call to a Python server
+  that does nothing, and xlapy's Health) so that a loaded machine weighs on all alike;
 - 256 MB transfers each way (streamed in 4 MB chunks); target >= 1 GB/s;
 - 32 concurrent clients (threads, each its own connection and session) making 1,000
   mixed requests each (transfers both ways, executions on handles and on values, shapes,
@@ -155,7 +157,35 @@ def timed(fn, repeats: int, warmup: int = 50) -> dict[str, float]:
     }
 
 
-def round_trips(client: Any, repeats: int) -> dict[str, Any]:
+def in_turns(cases: dict[str, Any], rounds: int, per_round: int) -> dict[str, dict[str, float]]:
+    """Latency of each case, the cases taking turns (``per_round`` calls each, ``rounds``
+    times), so that the load of a shared machine weighs on all of them alike."""
+    for fn in cases.values():
+        for _ in range(50):
+            fn()
+    samples: dict[str, list[float]] = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, fn in cases.items():
+            for _ in range(per_round):
+                start = time.perf_counter()
+                fn()
+                samples[name].append(time.perf_counter() - start)
+    results = {}
+    for name, taken in samples.items():
+        taken.sort()
+        results[name] = {
+            "median_us": statistics.median(taken) * 1e6,
+            "p10_us": taken[len(taken) // 10] * 1e6,
+            "p90_us": taken[9 * len(taken) // 10] * 1e6,
+        }
+    return results
+
+
+def round_trips(client: Any, repeats: int, unix_client: Any = None) -> dict[str, Any]:
+    """The axpy round trips next to the floor (an empty gRPC call to a Python server that
+    does nothing, and xlapy's cheapest request, Health), all taking turns."""
+    import grpc
+
     computation = axpy()
     executable = client.compile(computation)
     alpha, x, y = np.float32(2.0), np.arange(10, dtype=np.float32), np.ones(10, np.float32)
@@ -170,13 +200,32 @@ def round_trips(client: Any, repeats: int) -> dict[str, Any]:
         assert np.array_equal(executable(alpha, x, y), expected)
 
     local = xlapy.local_client().compile(computation)
-    return {
-        "the seed's way: 3 transfers + execute_and_transfer (4 requests)": timed(seed_way, repeats),
-        "executable(alpha, x, y) (1 request)": timed(one_call, repeats),
-        "in-process LocalClient executable(alpha, x, y)": timed(
-            lambda: local(alpha, x, y), repeats
-        ),
-    }
+    echo_process = subprocess.Popen(
+        [sys.executable, "-c", _ECHO_SERVER], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        port = int(echo_process.stdout.readline())
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            echo = channel.unary_unary("/echo.Echo/Echo")
+            cases = {
+                "floor: empty gRPC unary call (Python server doing nothing)": lambda: echo(
+                    b"x" * 100, timeout=10
+                ),
+                "xlapy Health (authenticated, no session work)": client.health,
+                "executable(alpha, x, y) (1 request)": one_call,
+                "the seed's way: 3 transfers + execute_and_transfer (4 requests)": seed_way,
+                "in-process LocalClient executable(alpha, x, y)": lambda: local(alpha, x, y),
+            }
+            if unix_client is not None:
+                unix_executable = unix_client.compile(computation)
+                cases["executable(alpha, x, y) over a unix socket"] = lambda: unix_executable(
+                    alpha, x, y
+                )
+            per_round = 50
+            return in_turns(cases, max(1, repeats // per_round), per_round)
+    finally:
+        echo_process.kill()
+        echo_process.wait()
 
 
 def throughput(client: Any, megabytes: int) -> dict[str, float]:
@@ -279,17 +328,24 @@ def main() -> None:
     args = parser.parse_args()
     token = secrets.token_hex(16)
     process, address = start_server(token, "--max-message-bytes", str(64 << 20))
+    unix_path = os.path.join(tempfile.mkdtemp(), "xlapy.sock")
+    unix_process, unix_address = start_server(token, "--listen", f"unix:{unix_path}")
     try:
         client = xlapy.connect(address, token=token)
         results = {"cpus": os.cpu_count(), "load_average": os.getloadavg()}
-        results["axpy_round_trip"] = round_trips(client, args.repeats)
+        with xlapy.connect(unix_address, token=token) as unix_client:
+            results["axpy_round_trip"] = round_trips(client, args.repeats, unix_client)
+        unix_process.send_signal(signal.SIGTERM)
+        unix_process.wait(60)
         results["grpc_floor"] = grpc_floor(args.repeats, args.megabytes)
         results[f"transfer_{args.megabytes}MB"] = throughput(client, args.megabytes)
         client.close()
         results["mixed_load"] = mixed_load(address, token, process.pid, args.clients, args.requests)
     finally:
-        process.send_signal(signal.SIGTERM)
-        process.wait(60)
+        for running in (process, unix_process):
+            if running.poll() is None:
+                running.send_signal(signal.SIGTERM)
+                running.wait(60)
     print(json.dumps(results, indent=1))
     if args.json:
         with open(args.json, "w") as f:

@@ -34,7 +34,8 @@ def register(commands: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--listen",
         default="127.0.0.1:0",
-        help="HOST:PORT to listen on; port 0 picks a free one (default %(default)s)",
+        help="HOST:PORT to listen on (port 0 picks a free one), or unix:PATH for a "
+        "unix-domain socket only this user can open (default %(default)s)",
     )
     p.add_argument("--platform", default="cpu", help="backend to run on (default %(default)s)")
     p.add_argument("--token-file", help="file holding the shared token")

@@ -7,10 +7,8 @@ how to raise it, and nothing of it is kept.
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..errors import InvalidArgumentError, ResourceExhaustedError
@@ -46,51 +44,77 @@ class Limits:
 
 
 class ExecutionGate:
-    """At most ``slots`` executions at once; the rest wait their turn, up to a bound."""
+    """At most ``slots`` executions at once; the rest wait their turn, up to a bound.
+
+    One lock and one condition: taking a free slot is a lock, a compare and an add
+    (every Execute passes here, so no semaphore plus condition plus generator)."""
 
     def __init__(self, slots: int, queue_seconds: float) -> None:
         self.slots = slots
         self.queue_seconds = queue_seconds
-        self._free = threading.Semaphore(slots)
         self._running = 0
-        self._idle = threading.Condition()
+        self._changed = threading.Condition(threading.Lock())
 
     @property
     def running(self) -> int:
         return self._running
 
-    @contextlib.contextmanager
-    def slot(self, what: str, deadline: float | None = None) -> Iterator[None]:
-        """Hold one slot while the body runs; ``ResourceExhaustedError`` when none frees
-        up within the queue bound (or before ``deadline``, a ``time.monotonic`` value)."""
-        wait = self.queue_seconds
-        if deadline is not None:
-            wait = max(0.0, min(wait, deadline - time.monotonic()))
-        if not self._free.acquire(timeout=wait):
-            raise ResourceExhaustedError(
-                f"{what}: all {self.slots} execution slots stayed busy for {wait:.1f} s; "
-                "retry later, or start the server with a larger --max-concurrent-executions"
-            )
-        with self._idle:
+    def slot(self, what: str, deadline: float | None = None) -> _Slot:
+        """Hold one slot while the ``with`` body runs; ``ResourceExhaustedError`` when
+        none frees up within the queue bound (or before ``deadline``, a
+        ``time.monotonic`` value)."""
+        return _Slot(self, what, deadline)
+
+    def _acquire(self, what: str, deadline: float | None) -> None:
+        with self._changed:
+            if self._running < self.slots:  # the usual case: a slot is free
+                self._running += 1
+                return
+            wait = self.queue_seconds
+            if deadline is not None:
+                wait = max(0.0, min(wait, deadline - time.monotonic()))
+            end = time.monotonic() + wait
+            while self._running >= self.slots:
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise ResourceExhaustedError(
+                        f"{what}: all {self.slots} execution slots stayed busy for "
+                        f"{wait:.1f} s; retry later, or start the server with a larger "
+                        "--max-concurrent-executions"
+                    )
+                self._changed.wait(left)
             self._running += 1
-        try:
-            yield
-        finally:
-            with self._idle:
-                self._running -= 1
-                self._idle.notify_all()
-            self._free.release()
+
+    def _release(self) -> None:
+        with self._changed:
+            self._running -= 1
+            self._changed.notify_all()
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no execution runs (graceful shutdown); False if time ran out."""
         end = time.monotonic() + timeout
-        with self._idle:
+        with self._changed:
             while self._running:
                 left = end - time.monotonic()
                 if left <= 0:
                     return False
-                self._idle.wait(left)
+                self._changed.wait(left)
         return True
+
+
+class _Slot:
+    """``with gate.slot(...)``: one execution slot held for the body."""
+
+    __slots__ = ("_gate", "_what", "_deadline")
+
+    def __init__(self, gate: ExecutionGate, what: str, deadline: float | None) -> None:
+        self._gate, self._what, self._deadline = gate, what, deadline
+
+    def __enter__(self) -> None:
+        self._gate._acquire(self._what, self._deadline)
+
+    def __exit__(self, *exc: object) -> None:
+        self._gate._release()
 
 
 __all__ = ["ExecutionGate", "Limits"]

@@ -349,7 +349,8 @@ def _module_of(computation: Any) -> HloModule:
 def connect(target: str, token: str | None = None, timeout: float | None = DEFAULT_TIMEOUT,
             tls_ca: str | bytes | None = None, tls_server_name: str | None = None,
             retries: int = 3) -> RemoteClient:  # fmt: skip
-    """A client of the ``xlapy serve`` at ``target`` ("host:port").
+    """A client of the ``xlapy serve`` at ``target`` ("host:port", or "unix:PATH" for a
+    server listening on a unix-domain socket).
 
     ``token`` defaults to ``$XLAPY_SERVICE_TOKEN``; ``timeout`` bounds every call
     (seconds, None for none); ``tls_ca`` (PEM bytes or a file path) turns on TLS with

@@ -17,6 +17,9 @@ sessions are closed and the server stops.
 
 from __future__ import annotations
 
+import os
+import socket
+import stat
 import threading
 import time
 import traceback
@@ -34,6 +37,8 @@ from .service import XlaService
 from .sessions import Session, SessionTable
 from .transport import SESSION_KEY, channel_options, code_name_of, grpc_lib
 
+# ``--listen unix:PATH``: a unix-domain socket instead of TCP.
+UNIX_PREFIX = "unix:"
 # Worker threads: one per attached client plus the requests in flight.
 EXTRA_WORKERS = 64
 
@@ -84,26 +89,31 @@ class Server:
             handlers=[self._generic_handler()],
             options=channel_options(limits.max_message_bytes),
         )
-        host, _, port = self.config.listen.rpartition(":")
-        if not host or not port.isdigit():
-            raise InvalidArgumentError(
-                f"--listen takes HOST:PORT (e.g. 127.0.0.1:0 for a free port), got "
-                f"{self.config.listen!r}"
-            )
+        listen = self.config.listen
+        unix_path = listen.removeprefix(UNIX_PREFIX) if listen.startswith(UNIX_PREFIX) else None
+        if unix_path is not None:
+            check_unix_path(unix_path)
+        else:
+            host, _, port = listen.rpartition(":")
+            if not host or not port.isdigit():
+                raise InvalidArgumentError(
+                    f"--listen takes HOST:PORT (e.g. 127.0.0.1:0 for a free port) or "
+                    f"unix:PATH, got {listen!r}"
+                )
         try:
             if self.config.tls_cert is not None:
                 pair = [(self.config.tls_key, self.config.tls_cert)]
-                bound = self._grpc.add_secure_port(
-                    self.config.listen, grpc.ssl_server_credentials(pair)
-                )
+                bound = self._grpc.add_secure_port(listen, grpc.ssl_server_credentials(pair))
             else:
-                bound = self._grpc.add_insecure_port(self.config.listen)
+                bound = self._grpc.add_insecure_port(listen)
         except RuntimeError as e:  # grpc's "failed to bind" (address in use, no such host)
-            raise UnavailableError(f"cannot listen on {self.config.listen}: {e}") from None
+            raise UnavailableError(f"cannot listen on {listen}: {e}") from None
         if not bound:
-            raise UnavailableError(f"cannot listen on {self.config.listen}")
+            raise UnavailableError(f"cannot listen on {listen}")
+        if unix_path is not None:
+            os.chmod(unix_path, 0o600)  # the owner's processes only (the token still counts)
         self._grpc.start()
-        self.address = f"{host}:{bound}"
+        self.address = listen if unix_path is not None else f"{host}:{bound}"
         self._reaper = threading.Thread(target=self._reap, name="xlapy-lease-reaper", daemon=True)
         self._reaper.start()
         self.log.event("listening", address=self.address, platform=self.config.platform,
@@ -318,6 +328,31 @@ _ATTACH = next(m for m in METHODS if m.name == "Attach")
 _BYTES_OUT = frozenset({"TransferToClient", "Execute", "TransferFromOutfeed"})
 
 
+def check_unix_path(path: str) -> None:
+    """Refuse a unix socket path that is empty, is not a socket, or has a live server
+    behind it (gRPC would silently take the path over); a stale socket is replaced."""
+    if not path:
+        raise InvalidArgumentError("--listen unix:PATH needs a path, got 'unix:'")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(mode):
+        raise InvalidArgumentError(
+            f"--listen {UNIX_PREFIX}{path}: the path exists and is not a socket"
+        )
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+    except OSError:
+        return  # nobody listens: a socket left behind by a server that died
+    finally:
+        probe.close()
+    raise UnavailableError(
+        f"cannot listen on {UNIX_PREFIX}{path}: another server is listening there"
+    )
+
+
 def _serialize(message: Any) -> bytes:
     """A response on the wire: messages serialized, chunks already encoded as they are."""
     return message if isinstance(message, bytes) else message.SerializeToString()
@@ -334,4 +369,4 @@ def _parse(parse: Callable[[bytes], Any], raw: bytes, method: Method) -> Any:
         ) from None
 
 
-__all__ = ["Server", "ServerConfig"]
+__all__ = ["Server", "ServerConfig", "UNIX_PREFIX", "check_unix_path"]

@@ -113,6 +113,19 @@ def _nbytes(value: Any) -> int:
     return getattr(value, "nbytes", 0)
 
 
+class _Label:
+    """A message prefix formatted only when an error shows it: every argument of every
+    Execute carries one, and almost none is ever shown."""
+
+    __slots__ = ("_template", "_fields")
+
+    def __init__(self, template: str, *fields: Any) -> None:
+        self._template, self._fields = template, fields
+
+    def __str__(self) -> str:
+        return self._template.format(*self._fields)
+
+
 class XlaService:
     """The RPCs over one platform's local client, with a session table and bounds."""
 
@@ -216,7 +229,7 @@ class XlaService:
         arguments = []
         room = session.room()
         for i, argument in enumerate(request.arguments):
-            what = f"Execute: argument {i} of {executable.hlo_module.name}"
+            what = _Label("Execute: argument {} of {}", i, executable.hlo_module.name)
             source = argument.WhichOneof("source")
             if source == "handle":
                 literal = session.literal(argument.handle, what)
@@ -230,7 +243,7 @@ class XlaService:
     def _run(self, executable: Executable, arguments: list, deadline: float | None) -> Any:
         """Run in an execution slot: numpy (or tuples) out for a one-device program without
         tokens (the executable's fast path), a Literal otherwise."""
-        with self.gate.slot(f"Execute {executable.hlo_module.name}", deadline):
+        with self.gate.slot(_Label("Execute {}", executable.hlo_module.name), deadline):
             self.sessions.server.add("executions_running")
             try:
                 # Both paths check count, shapes and layouts of the arguments first.
@@ -249,7 +262,7 @@ class XlaService:
         result = self._run(executable, arguments, deadline)
         session.counters.add("executions")
         response = self.m.ExecuteResponse()
-        what = f"the result of {executable.hlo_module.name}"
+        what = _Label("the result of {}", executable.hlo_module.name)
         if request.transfer_result and _nbytes(result) <= self.limits.max_message_bytes // 2:
             values.fill_any(response.value, result, what)
             response.shape.CopyFrom(response.value.shape)

@@ -14,6 +14,7 @@ the shape needs, neither fewer nor more.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -95,19 +96,20 @@ def fill_any(message: Any, value: Any, what: str) -> None:
 
 def read_numpy(message: Any, what: str, byte_limit: int | None = None) -> Any:
     """The logical value of a whole ``Value`` message as numpy (arrays, tuples of them,
-    None for a token); a row-major array is a view of the message's bytes."""
+    None for a token); a row-major array is a view of the message's bytes.
+
+    This runs for every inline argument and result, so a shape seen before costs one
+    dictionary lookup (:func:`wire_shape`), not a parse and a check."""
     if not message.HasField("literal"):
-        shape = checked_shape(message, what, byte_limit)
-        row_major = shape.is_array and (
-            shape.layout is None or array_shape(shape.element_type.dtype, shape.dimensions) == shape
-        )
-        if row_major and shape.is_static:
+        known = admitted(message, what, byte_limit)
+        if known.numpy is not None:
             data = message.data
-            if len(data) != value_nbytes(shape):
+            if len(data) != known.nbytes:
                 raise InvalidArgumentError(
-                    f"{what}: a value of {shape} takes {value_nbytes(shape)} bytes, got {len(data)}"
+                    f"{what}: a value of {known.shape} takes {known.nbytes} bytes, got {len(data)}"
                 )
-            return np.frombuffer(data, dtype=shape.element_type.dtype).reshape(shape.dimensions)
+            dtype, dimensions = known.numpy
+            return np.frombuffer(data, dtype=dtype).reshape(dimensions)
     return read_value(message, what, byte_limit).to_numpy()
 
 
@@ -215,21 +217,50 @@ def _has_opaque(shape: Shape) -> bool:
     return shape.is_opaque
 
 
-def checked_shape(message: Any, what: str, byte_limit: int | None = None) -> Shape:
-    """The shape a ``Value`` announces, checked by :func:`check_shape`."""
-    if not message.HasField("shape"):
-        raise InvalidArgumentError(f"{what}: the value has no shape (nor a literal)")
-    return check_shape(read_shape(message.shape, what), what, byte_limit)
+@dataclass(frozen=True)
+class WireShape:
+    """A received shape that passed the checks which depend on the shape alone, with
+    what every value of it needs: its byte count, and for a static row-major array the
+    numpy dtype and dimensions to view its bytes with."""
+
+    shape: Shape
+    nbytes: int
+    numpy: tuple[np.dtype, tuple[int, ...]] | None
 
 
-def check_shape(shape: Shape, what: str, byte_limit: int | None = None) -> Shape:
-    """``shape``, refused if it is not one a literal can hold or (with ``byte_limit``) if
-    a value of it needs more than ``byte_limit`` bytes."""
+_wire_shapes: dict[bytes, WireShape] = {}
+
+
+def wire_shape(proto: Any, what: str) -> WireShape:
+    """The checked :class:`WireShape` of a received ``ShapeProto`` (cached by its bytes:
+    a client sends the same few shapes over and over)."""
+    key = proto.SerializeToString()
+    known = _wire_shapes.get(key)
+    if known is None:
+        shape = _check_kind(read_shape(proto, what), what)
+        numpy = None
+        if shape.is_array and shape.is_static:
+            dtype = shape.element_type.dtype
+            if shape.layout is None or array_shape(dtype, shape.dimensions) == shape:
+                numpy = (dtype, tuple(shape.dimensions))
+        known = WireShape(shape, value_nbytes(shape), numpy)
+        if len(_wire_shapes) >= 4096:
+            _wire_shapes.clear()
+        _wire_shapes[key] = known
+    return known
+
+
+def _check_kind(shape: Shape, what: str) -> Shape:
+    """``shape``, refused if it is not one a literal can hold."""
     if _has_opaque(shape):
         raise InvalidArgumentError(f"{what}: opaque values cannot be transferred ({shape})")
     if any(leaf.is_unbounded_dynamic for leaf in leaf_shapes(shape)):
         raise InvalidArgumentError(f"{what}: a value needs a size for every dimension, got {shape}")
-    nbytes = value_nbytes(shape)
+    return shape
+
+
+def _check_size(shape: Shape, nbytes: int, what: str, byte_limit: int | None) -> None:
+    """Refuse a value of ``nbytes`` past ``byte_limit`` or past what the machine holds."""
     if byte_limit is not None and nbytes > byte_limit:
         raise ResourceExhaustedError(
             f"{what}: a value of {shape} needs {nbytes} bytes, more than the "
@@ -238,6 +269,28 @@ def check_shape(shape: Shape, what: str, byte_limit: int | None = None) -> Shape
         )
     if nbytes > _ALWAYS_ALLOCATABLE:  # the message is built only when it may be needed
         check_allocation(nbytes, f"{what}: a value of {shape}")
+
+
+def admitted(message: Any, what: str, byte_limit: int | None = None) -> WireShape:
+    """The :class:`WireShape` a ``Value`` announces, checked, including its size against
+    ``byte_limit`` (the session's room) and the machine."""
+    if not message.HasField("shape"):
+        raise InvalidArgumentError(f"{what}: the value has no shape (nor a literal)")
+    known = wire_shape(message.shape, what)
+    _check_size(known.shape, known.nbytes, what, byte_limit)
+    return known
+
+
+def checked_shape(message: Any, what: str, byte_limit: int | None = None) -> Shape:
+    """The shape a ``Value`` announces, checked like :func:`check_shape`."""
+    return admitted(message, what, byte_limit).shape
+
+
+def check_shape(shape: Shape, what: str, byte_limit: int | None = None) -> Shape:
+    """``shape``, refused if it is not one a literal can hold or (with ``byte_limit``) if
+    a value of it needs more than ``byte_limit`` bytes."""
+    _check_kind(shape, what)
+    _check_size(shape, value_nbytes(shape), what, byte_limit)
     return shape
 
 
@@ -264,7 +317,7 @@ def read_value(message: Any, what: str, byte_limit: int | None = None) -> Litera
 
 
 __all__ = [
-    "array_shape", "check_shape", "checked_shape", "fill_any", "fill_value", "leaf_nbytes",
-    "leaf_shapes", "literal_bytes", "literal_from_buffer", "literal_leaves", "read_numpy",
-    "read_shape", "read_value", "shape_bytes", "value_nbytes", "write_shape",
+    "WireShape", "admitted", "array_shape", "check_shape", "checked_shape", "fill_any",
+    "fill_value", "leaf_nbytes", "leaf_shapes", "literal_bytes", "literal_from_buffer", "literal_leaves", "read_numpy",
+    "read_shape", "read_value", "shape_bytes", "value_nbytes", "wire_shape", "write_shape",
 ]  # fmt: skip
