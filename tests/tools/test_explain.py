@@ -8,7 +8,6 @@ Debian's headless chromium through Playwright.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -278,86 +277,45 @@ def test_the_callers_module_is_left_alone(tmp_path: Path) -> None:
 
 # -- the real browser -----------------------------------------------------------------------
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
 
-
-def _browser_or_fail():
-    """Playwright's sync API, or a failure that says how to get a browser (a skip only
-    when XLAPY_SKIP_BROWSER_TESTS=1)."""
-    skip = os.environ.get("XLAPY_SKIP_BROWSER_TESTS") == "1"
-    problem = None
-    if not os.path.exists(CHROMIUM):
-        problem = f"{CHROMIUM} is missing: install it with `apt-get install chromium`"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        problem = "Python Playwright is missing: pip install playwright (no browser download)"
-        sync_playwright = None
-    if problem:
-        if skip:
-            pytest.skip(f"XLAPY_SKIP_BROWSER_TESTS=1: {problem}")
-        pytest.fail(f"the browser test needs a browser: {problem} "
-                    "(or set XLAPY_SKIP_BROWSER_TESTS=1 to skip it)")  # fmt: skip
-    return sync_playwright
-
-
-def test_the_report_in_a_real_browser(tmp_path: Path) -> None:
-    sync_playwright = _browser_or_fail()
+def test_the_report_in_a_real_browser(tmp_path: Path, browser) -> None:
     record, page_html = _report("softmax")
     path = tmp_path / "softmax.html"
     path.write_text(page_html)
-    problems: list[str] = []
-    requests: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.on("pageerror", lambda error: problems.append(f"pageerror: {error}"))
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-                    if m.type in ("error", "warning") else None)  # fmt: skip
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(path.as_uri())
-            page.wait_for_load_state("load")
-            for section_id, _, _ in SECTIONS:
-                section = page.locator(f"section#{section_id}")
-                assert section.count() == 1 and section.is_visible(), section_id
+    page = browser.open(path, 1400, 900)
+    for section_id, _, _ in SECTIONS:
+        section = page.locator(f"section#{section_id}")
+        assert section.count() == 1 and section.is_visible(), section_id
 
-            # A kernel's assembly opens on click and shows the machine code.
-            kernel = page.locator("details.kernel", has=page.locator("details.asm")).first
-            kernel.locator("summary").first.click()
-            asm = kernel.locator("details.asm")
-            asm.locator("summary").click()
-            assert asm.evaluate("d => d.open")
-            code = asm.locator("pre")
-            code.wait_for(state="visible")
-            assert "ret" in code.inner_text() and ".type" in code.inner_text()
+    # A kernel's assembly opens on click and shows the machine code.
+    kernel = page.locator("details.kernel", has=page.locator("details.asm")).first
+    kernel.locator("summary").first.click()
+    asm = kernel.locator("details.asm")
+    asm.locator("summary").click()
+    assert asm.evaluate("d => d.open")
+    code = asm.locator("pre")
+    code.wait_for(state="visible")
+    assert "ret" in code.inner_text() and ".type" in code.inner_text()
 
-            # The graph has a node per instruction, the fusions among them.
-            nodes = page.locator("svg.hlo-graph g.node")
-            assert nodes.count() == len(_code_instructions(record))
-            assert nodes.first.is_visible()
-            fusion = next(i.name for i in _code_instructions(record)
-                          if i.opcode is HloOpcode.FUSION)  # fmt: skip
-            assert page.locator(f'svg.hlo-graph g.node[data-name="{fusion}"]').is_visible()
+    # The graph has a node per instruction, the fusions among them.
+    nodes = page.locator("svg.hlo-graph g.node")
+    assert nodes.count() == len(_code_instructions(record))
+    assert nodes.first.is_visible()
+    fusion = next(i.name for i in _code_instructions(record)
+                  if i.opcode is HloOpcode.FUSION)  # fmt: skip
+    assert page.locator(f'svg.hlo-graph g.node[data-name="{fusion}"]').is_visible()
 
-            # Hovering a buffer names its instruction; the fusion filter hides rows.
-            rect = page.locator("svg.buffer-chart rect.buffer").first
-            rect.hover()
-            info = page.locator(".buffer-info").first
-            assert rect.get_attribute("data-instruction") in info.inner_text()
-            page.locator('.filters button[data-filter="kept"]').click()
-            fused_rows = page.locator('table.decisions tr[data-verdict="fused"]')
-            assert fused_rows.count() > 0 and not fused_rows.first.is_visible()
-            kept_rows = page.locator('table.decisions tr[data-verdict="kept"]')
-            assert kept_rows.first.is_visible()
-        finally:
-            browser.close()
-    assert problems == []
-    assert [u for u in requests if not u.startswith("file://")] == []
+    # Hovering a buffer names its instruction; the fusion filter hides rows.
+    rect = page.locator("svg.buffer-chart rect.buffer").first
+    rect.hover()
+    info = page.locator(".buffer-info").first
+    assert rect.get_attribute("data-instruction") in info.inner_text()
+    page.locator('.filters button[data-filter="kept"]').click()
+    fused_rows = page.locator('table.decisions tr[data-verdict="fused"]')
+    assert fused_rows.count() > 0 and not fused_rows.first.is_visible()
+    kept_rows = page.locator('table.decisions tr[data-verdict="kept"]')
+    assert kept_rows.first.is_visible()
+    browser.assert_clean()
 
 
 CORPUS = ("mlp_grad", "reductions", "raw_batch_norm", "nested_control")

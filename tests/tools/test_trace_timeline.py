@@ -9,7 +9,6 @@ requests, and hovering a bar names its event).
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -18,12 +17,6 @@ import pytest
 from xlapy import cli
 from xlapy.errors import InvalidArgumentError
 from xlapy.tools.trace_timeline import nice_step, place_bars, render_timeline
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]  # fmt: skip
 
 WHILE_LOOP = """
 HloModule loop
@@ -113,49 +106,17 @@ def test_profile_html_option_draws_every_event(
     assert summary["lanes"] >= 2  # the while loop's body runs one lane below it
 
 
-def _browser_or_fail():  # noqa: ANN202
-    """Playwright's sync API, or a failure saying what is missing (a skip only when
-    XLAPY_SKIP_BROWSER_TESTS=1), as tests/tools/test_explain.py does."""
-    problem = None
-    if not os.path.exists(CHROMIUM):
-        problem = f"{CHROMIUM} is missing: install it with `apt-get install chromium`"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        problem, sync_playwright = "Python Playwright is missing: pip install playwright", None
-    if problem:
-        if os.environ.get("XLAPY_SKIP_BROWSER_TESTS") == "1":
-            pytest.skip(f"XLAPY_SKIP_BROWSER_TESTS=1: {problem}")
-        pytest.fail(f"the browser test needs a browser: {problem}")
-    return sync_playwright
-
-
-def test_the_timeline_in_a_real_browser(tmp_path: Path) -> None:
-    sync_playwright = _browser_or_fail()
+def test_the_timeline_in_a_real_browser(tmp_path: Path, browser) -> None:
     module = tmp_path / "loop.hlo"
     module.write_text(WHILE_LOOP)
     page_path = tmp_path / "timeline.html"
     assert cli.main(["profile", str(module), "--html", str(page_path)]) == 0
-    problems: list[str] = []
-    requests: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1200, "height": 600})
-            page.on("pageerror", lambda error: problems.append(f"pageerror: {error}"))
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}")
-                    if m.type in ("error", "warning") else None)  # fmt: skip
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(page_path.as_uri())
-            page.wait_for_load_state("load")
-            bars = page.locator("#timeline rect.bar")
-            assert bars.count() == page_path.read_text().count('class="bar"')
-            assert bars.first.is_visible()
-            last = bars.nth(bars.count() - 1)
-            last.hover()
-            detail = page.locator("#detail").inner_text()
-            assert last.get_attribute("data-name") in detail and " at " in detail
-        finally:
-            browser.close()
-    assert problems == []
-    assert [u for u in requests if not u.startswith("file://")] == []
+    page = browser.open(page_path, 1200, 600)
+    bars = page.locator("#timeline rect.bar")
+    assert bars.count() == page_path.read_text().count('class="bar"')
+    assert bars.first.is_visible()
+    last = bars.nth(bars.count() - 1)
+    last.hover()
+    detail = page.locator("#detail").inner_text()
+    assert last.get_attribute("data-name") in detail and " at " in detail
+    browser.assert_clean()

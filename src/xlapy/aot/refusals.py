@@ -16,10 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from llvmlite import ir
-
-from ..backends.cpu.ir_support import pointer_table
-from ..backends.cpu.llvm_types import I8_PTR, VOID
+from ..backends.cpu.emit.control_custom_call import emit_c_call
 from ..custom_call import lookup_custom_call
 from ..errors import NotFoundError, UnimplementedError
 from ..hlo.instruction import HloInstruction
@@ -121,29 +118,7 @@ def check_emitted(emitter: Any) -> None:
 def emit_external_custom_call(fe: Any, instruction: HloInstruction) -> None:
     """A custom call as a call to the external C function named by its target; its
     operands are passed as copies (as the JIT does), the result written in place."""
-    name = instruction.custom_call_target or ""
-    module = fe.m.ir
-    function = module.globals.get(name)
-    if function is None:
-        function = ir.Function(module, ir.FunctionType(VOID, [I8_PTR, I8_PTR.as_pointer()]), name)
-    b = fe.b
-    copies = []
-    for operand, pointer in zip(
-        instruction.operands, fe.operand_leaf_pointers(instruction), strict=True
-    ):
-        size = operand.shape.element_count() * operand.shape.element_type.byte_width
-        copy = b.gep(fe.arena_base, [ir.Constant(ir.IntType(64), fe.m.reserve(size))])
-        fe.m.memcpy(b, copy, pointer, size)
-        copies.append(copy)
-    ins = pointer_table(b, copies, "custom_call_in")
-    outputs = fe.leaf_pointers(instruction)
-    if instruction.shape.is_tuple:
-        out = b.bitcast(pointer_table(b, outputs, "custom_call_out"), I8_PTR)
-    elif outputs:
-        out = outputs[0]
-    else:
-        out = ir.Constant(I8_PTR, None)
-    b.call(function, [out, ins])
+    emit_c_call(fe, instruction, instruction.custom_call_target or "")
 
 
 def external_symbols(module: HloModule) -> list[str]:

@@ -69,6 +69,13 @@ def _custom_call(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         raise NotEmittable("custom-call with tuple operands")
     symbol = f"xlapy_custom_call_{target.address:x}"
     jit.register_symbol(symbol, target.address)
+    emit_c_call(fe, instruction, symbol)
+
+
+def emit_c_call(fe: FunctionEmitter, instruction: HloInstruction, symbol: str) -> None:
+    """Call the C function ``symbol`` with XLA's original custom-call signature,
+    ``void f(void* out, void** ins)`` (the JIT's registered targets, and the external
+    symbols of xlapy.aot's objects)."""
     function = fe.m.ir.globals.get(symbol)
     if function is None:
         function = ir.Function(
