@@ -22,6 +22,7 @@ from xlapy.aot import compile as aot_compile
 from xlapy.aot.driver import build_driver, c_compiler, run_driver
 from xlapy.backends.cpu.compiler import CpuBackend
 from xlapy.backends.cpu.runtime.executable import CpuOptions
+from xlapy.literal import Literal
 from xlapy.tools.inputs import leaves
 
 
@@ -72,10 +73,13 @@ def aot_run(cc, tmp_path):  # noqa: ANN001, ANN201
 
 
 def jit_run(module, arguments, gemm_loops: bool = True) -> list[np.ndarray]:  # noqa: ANN001
-    executable = CpuBackend().compile(module, CpuOptions(gemm_loops=gemm_loops))
-    out = executable.call_numpy([np.array(a, copy=True) for a in arguments])
-    assert out is not None, "the JIT's fast path refused the arguments"
-    return [np.asarray(x) for x in leaves(out)]
+    # Laid out as the object is, without guard pages (XLAPY_GUARD_BUFFERS would otherwise
+    # give the JIT its own buffers, and reduce-window then multiplies in another order);
+    # the general entry, not call_numpy's fast one, which runs in every mode.
+    options = CpuOptions(gemm_loops=gemm_loops, guard_buffers=None)
+    executable = CpuBackend().compile(module, options)
+    out = executable.execute([Literal.from_numpy(np.array(a, copy=True)) for a in arguments])
+    return [np.asarray(x) for x in leaves(out.to_numpy())]
 
 
 @pytest.fixture
