@@ -57,9 +57,10 @@ class ObjectTarget:
 
 
 def resolve(triple: str | None, cpu: str | None, features: str | None) -> ObjectTarget:
-    """The target of an object: the host's triple by default; the host's CPU (as the
-    JIT's default) when the triple is the host's and no CPU is named, else a baseline
-    CPU of the architecture (x86-64-v2, aarch64's generic)."""
+    """The target of an object: the host's triple by default; when the triple is the
+    host's and no CPU is named, the JIT's default (``XLAPY_CPU_TARGET``'s, else the
+    host's CPU), so an object and the JIT of one process run the same code; else a
+    baseline CPU of the architecture (x86-64-v2, aarch64's generic)."""
     _initialize()
     host_triple = jit.host_triple()
     triple = (triple or host_triple).strip()
@@ -71,6 +72,9 @@ def resolve(triple: str | None, cpu: str | None, features: str | None) -> Object
             "or aarch64-unknown-linux-gnu"
         ) from None
     same_arch = triple.split("-", 1)[0] == host_triple.split("-", 1)[0]
+    if cpu is None and same_arch:
+        target = jit.resolve_target(None, features)
+        return ObjectTarget(triple, target.cpu, target.features, host=target.host)
     if (cpu or "").strip().lower() in HOST_CPUS and same_arch:
         target = jit.resolve_target("host", features)
         return ObjectTarget(triple, target.cpu, target.features, host=target.host)

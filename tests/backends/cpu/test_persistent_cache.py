@@ -85,7 +85,9 @@ def cache_dir(tmp_path, monkeypatch):
 
 
 def _compile(directory: str | None, **options):  # noqa: ANN003, ANN202
-    return CpuBackend().compile(parse_module(_text()), CpuOptions(persistent_cache_dir=directory, **options))
+    return CpuBackend().compile(
+        parse_module(_text()), CpuOptions(persistent_cache_dir=directory, **options)
+    )
 
 
 _CHILD = textwrap.dedent(
