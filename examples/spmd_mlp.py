@@ -1,4 +1,5 @@
-"""Training steps of an MLP on 4 devices in one process, partitioned by xlapy.
+"""Training steps of an MLP on several devices, partitioned by xlapy: 4 devices in one
+process, or the devices of several processes under ``mpiexec``.
 
 Two ways to shard the same step (HLO text with ``sharding=`` annotations):
 
@@ -10,7 +11,13 @@ Two ways to shard the same step (HLO text with ``sharding=`` annotations):
 
 Each step is checked against the unpartitioned step on one device. Run:
 
-    python examples/spmd_mlp.py [--platform cpu|interpreter] [--steps 5]
+    python examples/spmd_mlp.py [--platform cpu|interpreter] [--steps 5] [--devices 4]
+    mpiexec -n 2 python examples/spmd_mlp.py --devices 1
+
+Under ``mpiexec`` every process joins the job (``xlapy.distributed.initialize``) and runs
+``--devices`` devices of the ``processes x devices`` the program is partitioned over;
+every process gets the global results. ``benchmarks/mpi_mlp.py`` times the chained
+data-parallel step (``chained_step``) on one process and on two.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import argparse
 import numpy as np
 
 import xlapy
+from xlapy import distributed
 from xlapy.client import CompileOptions
 from xlapy.hlo import parse_module
 
@@ -96,49 +104,91 @@ def problem(batch: int = 64, d: int = 32, h: int = 64, o: int = 8, seed: int = 0
     return x, y, w1, w2
 
 
+def join_job() -> int:
+    """Join the MPI job when a launcher started this process; the number of processes."""
+    if distributed.launched_by_mpi():
+        distributed.initialize()
+    return distributed.process_info().process_count
+
+
+def say(text: str) -> None:
+    """Print, prefixed with this process's rank in a job of several."""
+    info = distributed.process_info()
+    print(text if info.process_count == 1 else f"[{info.process_index}] {text}", flush=True)
+
+
 def train(platform: str, steps: int, devices: int = 4) -> None:
+    """``devices`` per process; the program is partitioned over all processes' devices."""
     client = xlapy.local_client(platform, device_count=devices)
+    n = devices * distributed.process_info().process_count
     x, y, w1, w2 = problem()
     reference = client.compile(parse_module(data_parallel(1)))
     for name, text in (("data parallel", data_parallel), ("tensor parallel", tensor_parallel)):
-        exe = client.compile(parse_module(text(devices)), CompileOptions(num_partitions=devices))
-        print(f"== {name} on {devices} {platform} devices")
-        print(exe.partitioning_report)
+        exe = client.compile(parse_module(text(n)), CompileOptions(num_partitions=n))
+        say(f"== {name} on {n} {platform} devices ({devices} in this process)")
+        say(str(exe.partitioning_report))
         a1, a2, b1, b2 = w1, w2, w1, w2
         for step in range(steps):
             loss, a1, a2 = exe(x, y, a1, a2)  # global arrays in, global arrays out
             want, b1, b2 = reference(x, y, b1, b2)
-            print(f"step {step}: loss {float(loss):.6f} (one device: {float(want):.6f})")
+            say(f"step {step}: loss {float(loss):.6f} (one device: {float(want):.6f})")
             np.testing.assert_allclose(loss, want, rtol=1e-4)
             np.testing.assert_allclose(a1, b1, rtol=1e-4, atol=1e-5)
             np.testing.assert_allclose(a2, b2, rtol=1e-4, atol=1e-5)
     chained(client, devices, steps)
 
 
+def chained_step(client, devices: int, shape: dict | None = None):
+    """The data-parallel step, kept on the devices: ``step()`` runs one step on the
+    weights the previous one left (``execute_sharded``: this process's per-device
+    handles in and out, no numpy in between) and returns this process's outputs, one
+    row per local device: (loss, W1, W2) handles. ``devices`` per process."""
+    shape = shape or {"batch": 64, "d": 32, "h": 64, "o": 8}
+    batch, d, h, o = shape["batch"], shape["d"], shape["h"], shape["o"]
+    n = devices * distributed.process_info().process_count
+    x, y, w1, w2 = problem(batch, d, h, o)
+    text = mlp_step(batch, d, h, o, 0.05, rows(n), REPLICATED, REPLICATED)
+    exe = client.compile(parse_module(text), CompileOptions(num_partitions=n))
+    local = exe.local_logical_ids  # this process's pieces of the batch
+    xs = [client.transfer_to_server(p) for p in np.split(x, n)]
+    ys = [client.transfer_to_server(p) for p in np.split(y, n)]
+    weights = [client.transfer_to_server(w1), client.transfer_to_server(w2)]
+    state = [weights for _ in local]
+    previous: list = []
+
+    def step() -> list:
+        nonlocal state, previous
+        out = exe.execute_sharded([[xs[i], ys[i], *state[k]] for k, i in enumerate(local)])
+        for handle in (h for row in previous for h in row):
+            handle.delete()  # the step before's outputs, consumed by this one
+        previous, state = out, [row[1:] for row in out]
+        return out
+
+    return step
+
+
 def chained(client, devices: int, steps: int) -> None:
-    """Data parallel again, the weights kept on the devices between steps
-    (``execute_sharded``: per-device handles in and out, no numpy in between)."""
-    x, y, w1, w2 = problem()
-    exe = client.compile(
-        parse_module(data_parallel(devices)), CompileOptions(num_partitions=devices)
-    )
-    xs = np.split(x, devices)
-    ys = np.split(y, devices)
-    state = [[w1, w2] for _ in range(devices)]
+    """Data parallel again, the weights kept on the devices between steps."""
+    step = chained_step(client, devices)
     for _ in range(steps):
-        out = exe.execute_sharded([[xs[i], ys[i], *state[i]] for i in range(devices)])
-        state = [row[1:] for row in out]
+        out = step()
     losses = [float(client.transfer(row[0]).to_numpy()) for row in out]
-    print(f"== chained data parallel: loss after {steps} steps {losses[0]:.6f} on every device")
-    assert len(set(losses)) == 1
+    everywhere = [loss for part in distributed.allgather_objects(losses) for loss in part]
+    say(f"== chained data parallel: loss after {steps} steps {losses[0]:.6f} on every device")
+    assert len(set(everywhere)) == 1, everywhere
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--platform", default="cpu", choices=["cpu", "interpreter"])
     parser.add_argument("--steps", type=int, default=5)
+    parser.add_argument("--devices", type=int, default=None, help="devices per process "
+                        "(default: 4 alone, 1 per process under mpiexec)")  # fmt: skip
     args = parser.parse_args()
-    train(args.platform, args.steps)
+    processes = join_job()
+    devices = args.devices or (4 if processes == 1 else 1)
+    train(args.platform, args.steps, devices)
+    say("OK")
 
 
 if __name__ == "__main__":

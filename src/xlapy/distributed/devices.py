@@ -1,17 +1,19 @@
 """Running one program on every device of an execution, each in its own thread.
 
 Both backends run replicas and partitions the same way: one thread per device
-(replica-major, then partition), a hub where they meet in collectives, and
+(replica-major, then partition; the caller's thread runs the first, parked threads of
+``device_threads`` the others), a hub where they meet in collectives, and
 the first real error reported once every thread has stopped (the others fail
 with "another device failed" when the hub is aborted, which is not news).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from . import device_threads
+from .device_threads import Countdown
 from .hub import CollectiveHub
 from .process_hub import hub_for
 
@@ -41,16 +43,19 @@ def run_on_devices(
             errors[k] = e
             hub.abort(e)
 
-    if len(devices) == 1:  # one local device (a process of a job): no thread to start
-        device(0)
-    else:
-        threads = [
-            threading.Thread(target=device, args=(k,), daemon=True) for k in range(len(devices))
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+    # The first device runs on the calling thread, the others on parked device threads.
+    others = Countdown(len(devices) - 1)
+
+    def device_then_count(k: int) -> None:
+        try:
+            device(k)
+        finally:
+            others.done()
+
+    for k in range(1, len(devices)):
+        device_threads.start(lambda k=k: device_then_count(k))
+    device(0)
+    others.wait()
     if not any(errors):
         try:
             hub.finish()

@@ -49,6 +49,10 @@ LAUNCHER_VARIABLES = (
 )
 SPIN_SECONDS = 0.5  # poll without sleeping this long (progress for big transfers), then nap
 NAP_SECONDS = 0.001
+# Poll without yielding the core this long, then yield between polls: on a machine with
+# fewer free cores than processes, the process that arrived first would otherwise keep
+# a core from the one it waits for.
+BUSY_SECONDS = 0.0001
 _TAG_SPACE = 30000  # every MPI allows tags up to at least 32767
 _USER_TAG_BASE = 30001  # allgather_objects' tags, apart from the collectives'
 _RING_TAG = 32000  # and the all-reduce ring's two
@@ -96,6 +100,8 @@ class MpiTransport:
                 )
             if now - start > SPIN_SECONDS:
                 time.sleep(NAP_SECONDS)
+            elif now - start > BUSY_SECONDS:
+                os.sched_yield()  # a peer process on this core may be what we wait for
 
     # -- objects (pickled): the general exchange --------------------------------------------
     def exchange_objects(
@@ -237,6 +243,13 @@ def _launcher_rank_size() -> tuple[int | None, int | None]:
     return None, None
 
 
+def launched_by_mpi() -> bool:
+    """Whether an MPI launcher (``mpiexec``, ``srun``...) started this process: its rank
+    variables are set. A program that runs both alone and under ``mpiexec`` calls
+    ``initialize()`` only then."""
+    return _launcher_rank_size()[0] is not None
+
+
 def _timeout(timeout: float | None) -> float:
     if timeout is None:
         text = os.environ.get(TIMEOUT_VARIABLE)
@@ -351,5 +364,6 @@ __all__ = [
     "allgather_objects",
     "current_job",
     "initialize",
+    "launched_by_mpi",
     "shutdown",
 ]

@@ -10,7 +10,9 @@ collective is three steps:
    moves no data; the hub also gives the timeouts and errors of a device that
    never arrives);
 2. native kernels read the peers' buffers and write this device's result:
-   all-reduce folds them with the inlined reducer, all-gather, all-to-all and
+   all-reduce folds them with the inlined reducer (within one process each device
+   folds a 1/N slice and writes it into every member's result, ``FOLD_SLICES``, so
+   every element is read and written once in all), all-gather, all-to-all and
    reduce-scatter copy or reduce blocks, collective-permute and
    collective-broadcast copy the one source (or write zeros);
 3. a second rendezvous, so no device reuses a buffer its peers still read.
@@ -59,9 +61,19 @@ if TYPE_CHECKING:
 
 Op = HloOpcode
 I8_PTR_PTR = I8_PTR.as_pointer()
-# The rendezvous table starts with this device's position, the group's size, and 1 when
-# the rendezvous already wrote the results (a cross-process all-reduce done by MPI).
+# The rendezvous table starts with this device's position, the group's size, and how the
+# native code goes on (one of the ``FOLD_*`` below).
 HEADER = 3
+# Every device folds its whole result from the group's operands (the table holds them).
+FOLD_WHOLE = 0
+# The rendezvous already wrote the results (a cross-process all-reduce done by MPI).
+FOLD_DONE_BY_HOST = 1
+# An all-reduce within one process: the table holds every member's operands and results,
+# and each device folds its 1/N slice and writes it to every member's results.
+FOLD_SLICES = 2
+# Slices of an all-reduce start on 64-byte boundaries: no cache line is written by two
+# devices.
+CACHE_LINE = 64
 
 
 # -- the rendezvous (Python: addresses only) ---------------------------------------------
@@ -116,6 +128,10 @@ class Rendezvous:
     the table to fill: this device's position in its group and the group's size,
     then, for a group collective, the group's leaf addresses (member-major); for
     permute and broadcast, the one source address (0: this device receives zeros).
+    With ``share_outputs`` (all-reduce) each member's entries are its operand leaves
+    then its result leaves: within one process, every device writes its slice of the
+    sum into every member's results (``FOLD_SLICES``); the result entries stay 0
+    when the group spans processes (their buffers are not addressable here).
     """
 
     instruction: HloInstruction
@@ -124,6 +140,7 @@ class Rendezvous:
     done: bool = False
     reason: str = "collective rendezvous"
     n_outputs: int = 0
+    share_outputs: bool = False
     # Per device: the peers' data received from other processes, alive until step 3.
     held: dict[int, Any] = field(default_factory=dict, repr=False)
 
@@ -136,7 +153,7 @@ class Rendezvous:
         group = self._participants(ctx, me)
         site = self.instruction.name + ("#done" if self.done else "")
         if not self.done:
-            table[2] = 0
+            table[2] = FOLD_WHOLE
         if group is None:  # in no group of a broadcast: zeros, and no meeting
             if not self.done:
                 table[HEADER] = 0
@@ -150,17 +167,21 @@ class Rendezvous:
             _meet(ctx, self.instruction, site, group, mine)
             return
         if spans and self._reduce_with_mpi(ctx, hub, group, me, site, mine, outputs):
-            table[0], table[1], table[2] = group.index(me), len(group), 1
+            table[0], table[1], table[2] = group.index(me), len(group), FOLD_DONE_BY_HOST
             return
         if spans:
             gathered = self._gather_data(ctx, group, me, site, mine)
+        elif self.share_outputs:
+            gathered = _meet(ctx, self.instruction, site, group, mine + tuple(outputs))
+            table[2] = FOLD_SLICES
         else:
             gathered = _meet(ctx, self.instruction, site, group, mine)
         table[0], table[1] = group.index(me), len(group)
         if self.kind == "group":
+            stride = self.n_leaves * (2 if self.share_outputs else 1)
             for k, addresses in enumerate(gathered):
                 for i, address in enumerate(addresses):
-                    table[HEADER + k * self.n_leaves + i] = address
+                    table[HEADER + k * stride + i] = address
         elif self.kind == "broadcast":
             table[HEADER] = gathered[0][0]
         else:
@@ -263,17 +284,22 @@ class _Collective:
         self.table_address = fe.b.gep(fe.arena_base, [i64(fe.m.reserve(size))])
         self.table = fe.b.bitcast(self.table_address, I8_PTR_PTR)
 
-    def meet(self, done: bool = False) -> None:
+    def meet(self, done: bool = False, share_outputs: bool = False) -> None:
         thunk = Rendezvous(
-            self.instruction, self.kind, len(self.mine), done, n_outputs=len(self.outputs)
+            self.instruction,
+            self.kind,
+            len(self.mine),
+            done,
+            n_outputs=len(self.outputs),
+            share_outputs=share_outputs,
         )
         emit_thunk_call(self.fe, thunk, [*self.mine, *self.outputs, self.table_address])
 
-    def unless_done_by_host(self, emit: Any) -> None:
-        """``emit()`` in a branch skipped when the rendezvous wrote the results itself."""
+    def when_mode(self, mode: int, emit: Any) -> None:
+        """``emit()`` in a branch taken when the rendezvous chose ``mode`` (``FOLD_*``)."""
         b = self.fe.b
         flag = b.load(b.bitcast(b.gep(self.table, [i64(2)]), I64.as_pointer()))
-        with b.if_then(b.icmp_signed("==", flag, i64(0))):
+        with b.if_then(b.icmp_signed("==", flag, i64(mode))):
             emit()
 
     def entry(self, index: int | ir.Value) -> ir.Value:
@@ -343,18 +369,76 @@ def _group_collective(fe: FunctionEmitter, instruction: HloInstruction) -> tuple
     return c, sizes, shapes
 
 
+def _slice_fold_kernel(
+    fe: FunctionEmitter,
+    instruction: HloInstruction,
+    sources: list[ir.Value],
+    targets: list[ir.Value],
+    shape: Shape,
+    position_slot: ir.Value,
+) -> None:
+    """This device's slice of an all-reduce, written to every member's result:
+    ``targets[*][n] = reducer(...reducer(src0[n], src1[n])..., srcG-1[n])`` for ``n`` in
+    slice ``position`` of ``G`` (a reduce-scatter and an all-gather in one pass through
+    shared memory). Every element is read once and written once per member, instead of
+    every device reading every operand; the fold keeps the group order, so the sums are
+    the same bits as the whole fold's."""
+    et = shape.element_type
+    count = shape.element_count()
+    size = len(sources)
+    chunk = -(-count // size)
+    chunk += -chunk % max(1, CACHE_LINE // et.byte_width)
+    kernel = Kernel(fe, f"all_reduce_slice_{instruction.name}", 2 * size + 1)
+    b = kernel.b
+    peers = [typed_pointer(b, p, et) for p in kernel.buffers[:size]]
+    outs = [typed_pointer(b, p, et) for p in kernel.buffers[size : 2 * size]]
+    position = b.load(b.bitcast(kernel.buffers[-1], I64.as_pointer()))
+    first = b.mul(position, i64(chunk))
+
+    def clamp(value: ir.Value) -> ir.Value:
+        return b.select(b.icmp_signed("<", value, i64(count)), value, i64(count))
+
+    lo, hi = clamp(b.add(first, kernel.start)), clamp(b.add(first, kernel.stop))
+    with for_range(b, lo, hi, "n") as n:
+        acc = b.load(b.gep(peers[0], [n]))
+        for peer in peers[1:]:
+            (acc,) = emit_scalar_computation(
+                b, instruction.to_apply, [acc, b.load(b.gep(peer, [n]))]
+            )
+        for out in outs:
+            b.store(acc, b.gep(out, [n]))
+    kernel.finish()
+    fe.call_kernel(
+        kernel.function,
+        [*sources, *targets, position_slot],
+        chunk,
+        False,
+    )
+
+
 @thunk_emitter(Op.ALL_REDUCE)
 def _all_reduce(fe: FunctionEmitter, instruction: HloInstruction) -> None:
-    c, sizes, shapes = _group_collective(fe, instruction)
-    c.meet()
+    sizes = _group_sizes(fe, instruction)
+    shapes = [s for o in instruction.operands for s in _array_leaves(o.shape)]
+    c = _Collective(fe, instruction, "group", 2 * max(sizes) * len(shapes))
+    stride = 2 * len(shapes)
+    c.meet(share_outputs=True)
 
-    def emit(size: int) -> None:
+    def whole(size: int) -> None:
         for i, (shape, out) in enumerate(zip(shapes, c.outputs, strict=True)):
             if shape.element_count():
-                sources = [c.entry(k * len(shapes) + i) for k in range(size)]
+                sources = [c.entry(k * stride + i) for k in range(size)]
                 _fold_kernel(fe, instruction, sources, out, shape, shape.element_count())
 
-    c.unless_done_by_host(lambda: c.for_each_size(sizes, emit))
+    def slices(size: int) -> None:
+        for i, shape in enumerate(shapes):
+            if shape.element_count():
+                sources = [c.entry(k * stride + i) for k in range(size)]
+                targets = [c.entry(k * stride + len(shapes) + i) for k in range(size)]
+                _slice_fold_kernel(fe, instruction, sources, targets, shape, c.position_slot())
+
+    c.when_mode(FOLD_WHOLE, lambda: c.for_each_size(sizes, whole))
+    c.when_mode(FOLD_SLICES, lambda: c.for_each_size(sizes, slices))
     c.meet(done=True)
 
 
