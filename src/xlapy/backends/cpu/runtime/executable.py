@@ -40,6 +40,7 @@ from .fast_call import ARGUMENT_MISMATCH
 
 PLATFORM = "cpu"
 POOL_MIN_BYTES = 1 << 20
+_REPLICA_POOL_DEPTH = 2  # result buffers kept per leaf and device (_result_buffer)
 # ctypes passes at most 1024 arguments to a foreign function; the fast entry takes two
 # more than the parameters and result leaves, so bigger signatures take the general path.
 MAX_FAST_ARGUMENTS = 1000
@@ -192,6 +193,9 @@ class CpuExecutable:
             check_allocation(leaf.byte_size(), f"result {k} ({leaf}) of {name}")
         self._arena = self._new_arena()
         self._pool: list[np.ndarray | None] = [None] * len(self._result_leaves)
+        # execute_replicated's per-device arenas and result pools (_replica_memory).
+        self._replica_lock = threading.Lock()
+        self._replica_memories: dict[int, tuple[Any, list[list[np.ndarray]]]] = {}
         self._run = fallback.Run(program.thunks, EvalContext(self._device_context(0, None)))
         self._run_key = fallback.register_run(self._run) if program.thunks else 0
         self._context = fallback.RunContext(self._run_key, 0, 0, self._rng_states[0].address)
@@ -349,7 +353,10 @@ class CpuExecutable:
         context: fallback.RunContext,
         run: fallback.Run,
         arena: np.ndarray,
+        pool: list[list[np.ndarray]] | None = None,
     ) -> Literal:
+        """One run on ``arena``; results in fresh buffers, or in ``pool``'s large ones
+        where nothing the caller holds still refers to them."""
         buffers: list[np.ndarray] = []
         for literal, shapes in zip(arguments, self._param_leaves, strict=True):
             for leaf, shape in zip(_literal_leaves(literal), shapes, strict=True):
@@ -368,10 +375,7 @@ class CpuExecutable:
                 for s in self._result_leaves
             ]
         else:
-            outputs = [
-                np.empty(max(1, s.element_count()), s.element_type.dtype)
-                for s in self._result_leaves
-            ]
+            outputs = [_result_buffer(s, pool, k) for k, s in enumerate(self._result_leaves)]
         for leaf, parameter in self.program.donated.items():
             # Literals are immutable: the donated parameter is a private copy that the
             # program overwrites with the result.
@@ -465,6 +469,11 @@ class CpuExecutable:
                 f"{len(arguments)}"
             )
 
+        # One execution at a time keeps each device's arena and large result buffers from
+        # call to call (fresh ones page-fault on every call: at 256 MB per device that is
+        # most of an all-reduce's time); a call made meanwhile gets fresh ones.
+        kept = self._replica_lock.acquire(blocking=False)
+
         def run_with(index: int, hub: CollectiveHub, device_arguments: Any) -> Literal:
             run_state = fallback.Run(
                 self.program.thunks, EvalContext(self._device_context(index, hub))
@@ -474,18 +483,56 @@ class CpuExecutable:
             context = fallback.RunContext(
                 key, index // partitions, index % partitions, self._rng_states[index].address
             )
+            if kept:
+                arena, pool = self._replica_memory(index)
+            else:
+                arena, pool = self._new_arena(), None
             try:
-                return self._execute_on(device_arguments, context, run_state, self._new_arena())
+                return self._execute_on(device_arguments, context, run_state, arena, pool)
             finally:
                 fallback.unregister_run(key)
 
-        index_of = {d: k for k, d in enumerate(range(self.num_devices) if local_devices is None else local_devices)}
-        return run_on_devices(
-            self.num_devices,
-            self.options.collective_timeout,
-            lambda index, hub: run_with(index, hub, arguments[index_of[index]]),
-            local_devices,
-        )
+        index_of = {
+            d: k
+            for k, d in enumerate(
+                range(self.num_devices) if local_devices is None else local_devices
+            )
+        }
+        try:
+            return run_on_devices(
+                self.num_devices,
+                self.options.collective_timeout,
+                lambda index, hub: run_with(index, hub, arguments[index_of[index]]),
+                local_devices,
+            )
+        finally:
+            if kept:
+                self._replica_lock.release()
+
+    def _replica_memory(self, index: int) -> tuple[Any, list[list[np.ndarray]]]:
+        """Device ``index``'s kept arena and result pool (made on its first run)."""
+        memory = self._replica_memories.get(index)
+        if memory is None:
+            memory = self._replica_memories[index] = (
+                self._new_arena(),
+                [[] for _ in self._result_leaves],
+            )
+        return memory
+
+
+def _result_buffer(shape: Shape, pool: list[list[np.ndarray]] | None, k: int) -> np.ndarray:
+    """A buffer for result leaf ``k``: a pooled one that nobody else holds (3 references:
+    the pool's list, the loop's name and getrefcount's argument; a Literal or numpy view of
+    an earlier result holds one more), else a fresh one, kept when large. Two per leaf, so
+    a caller that frees the previous results only after the next call still reuses."""
+    if pool is not None:
+        for pooled in pool[k]:
+            if sys.getrefcount(pooled) == 3:
+                return pooled
+    array = np.empty(max(1, shape.element_count()), shape.element_type.dtype)
+    if pool is not None and array.nbytes >= POOL_MIN_BYTES:
+        pool[k] = [*pool[k][-(_REPLICA_POOL_DEPTH - 1) :], array]
+    return array
 
 
 def _dynamic_signature(module: HloModule) -> Any:
