@@ -17,7 +17,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from . import atlas, stablehlo
+from . import atlas
 from . import client as client_module
 from .aot import command as aot
 from .errors import XlaError
@@ -25,23 +25,14 @@ from .hlo import parse_module
 from .hlo.graph import render
 from .service import command as serve
 from .tools import bisect, explain, opt, profile, run
+from .tools.inputs import load_module, read_text
 
 # Commands that live in modules of their own, each adding its parser with ``register``.
 COMMANDS = (run, opt, explain, profile, bisect, serve, aot)
 
 
-def _read(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError as e:
-        raise XlaError(f"cannot read {path}: {e.strerror}") from None
-
-
 def _load_module(path: str):
-    return parse_module(_read(path))
+    return parse_module(read_text(path))
 
 
 def _hlo_render(args: argparse.Namespace) -> int:
@@ -86,8 +77,7 @@ def _ops(args: argparse.Namespace) -> int:
 def _compile(args: argparse.Namespace) -> int:
     """Compile a module ahead of running it; with ``--dump-dir`` the optimized HLO and
     (platform gpu) the PTX of every kernel are written there. Needs no GPU."""
-    text = _read(args.file)
-    module = stablehlo.parse_module(text) if args.file.endswith(".mlir") else parse_module(text)
+    module = load_module(args.file)
     options: dict[str, object] = {}
     if args.dump_dir:
         options["dump_dir"] = args.dump_dir

@@ -16,6 +16,7 @@ from ...hlo.computation import HloComputation
 from ...hlo.graph import module_to_dot
 from ...hlo.module import HloModule
 from ...opcode import HloOpcode
+from ...passes.fuse.instruction_fusion import fusible_computations
 from .buffer_chart import buffer_chart_svg
 from .capture import CompileRecord, PassRun
 from .graph_layout import describe, layout_svg
@@ -74,17 +75,7 @@ def _count(module: HloModule) -> int:
 
 def _code_computations(module: HloModule) -> list[HloComputation]:
     """The computations that run as code (not fused bodies, reducers, comparators)."""
-    out, seen, stack = [], set(), [module.entry]
-    while stack:
-        computation = stack.pop()
-        if id(computation) in seen:
-            continue
-        seen.add(id(computation))
-        out.append(computation)
-        for instruction in computation.instructions:
-            if instruction.opcode in (Op.WHILE, Op.CONDITIONAL, Op.CALL):
-                stack.extend(instruction.called_computations())
-    return out
+    return fusible_computations(module)
 
 
 # -- before and after ---------------------------------------------------------------------
