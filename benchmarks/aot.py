@@ -5,7 +5,7 @@ For every workload of ``benchmarks/workloads.py`` this compiles an object with
 that C process (best of ``--iterations`` calls, CLOCK_MONOTONIC, no Python in the
 process); and times the JIT's executable on the same arguments from Python (best of
 as many calls), the three sides interleaved over ``--rounds`` rounds, once with scipy's BLAS (the JIT's default) and once with xlapy's loop
-GEMM (``gemm_loops``: the object's own code). The process is pinned to one core and
+GEMM (``gemm="xlapy"``: the object's own code). The process is pinned to one core and
 OpenBLAS to one thread before anything is imported, so every side is single-threaded.
 
     python benchmarks/aot.py [--scale 1] [--iterations 20] [--rounds 3] [--filter NAME,...]
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<14} refused: {e}")
             continue
         binary = build_driver(result, directory)
-        jits = [CpuBackend().compile(module, CpuOptions(gemm_loops=g)) for g in (False, True)]
+        jits = [CpuBackend().compile(module, CpuOptions(gemm=g)) for g in ("openblas", "xlapy")]
         aot = blas = loops = float("inf")
         for _ in range(args.rounds):  # interleaved, so that load from elsewhere hits all sides
             _, best_ns = run_driver(result, binary, list(w.inputs), args.iterations)

@@ -4,7 +4,7 @@ and what the JIT computes for the same program.
 ``aot_run`` compiles with ``xlapy.aot``, links the generated C driver with ``cc``
 (``-lm -lpthread`` only), runs it as a subprocess (no Python in that process) and
 returns its results; ``jit_run`` runs the JIT on the same arguments, with xlapy's loop
-GEMM (``gemm_loops=True``, the AOT object's code: results equal bit for bit) or with
+GEMM (``gemm="xlapy"``, the AOT object's code: results equal bit for bit) or with
 scipy's BLAS (the default: results within tolerance).
 """
 
@@ -72,11 +72,11 @@ def aot_run(cc, tmp_path):  # noqa: ANN001, ANN201
     return run
 
 
-def jit_run(module, arguments, gemm_loops: bool = True) -> list[np.ndarray]:  # noqa: ANN001
+def jit_run(module, arguments, gemm: str = "xlapy") -> list[np.ndarray]:  # noqa: ANN001
     # Laid out as the object is, without guard pages (XLAPY_GUARD_BUFFERS would otherwise
     # give the JIT its own buffers, and reduce-window then multiplies in another order);
     # the general entry, not call_numpy's fast one, which runs in every mode.
-    options = CpuOptions(gemm_loops=gemm_loops, guard_buffers=None)
+    options = CpuOptions(gemm=gemm, guard_buffers=None)
     executable = CpuBackend().compile(module, options)
     out = executable.execute([Literal.from_numpy(np.array(a, copy=True)) for a in arguments])
     return [np.asarray(x) for x in leaves(out.to_numpy())]

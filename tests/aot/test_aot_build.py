@@ -215,10 +215,10 @@ def _ir(module, options, tmp_path, tag):  # noqa: ANN001, ANN202
 def test_jit_ir_keeps_blas_and_addresses_unless_asked(name, tmp_path):
     module = workloads.WORKLOADS[name](64).build().hlo_module
     default = _ir(module, CpuOptions(), tmp_path, "default")
-    explicit = _ir(module, CpuOptions(gemm_loops=False, aot=False), tmp_path, "explicit")
+    explicit = _ir(module, CpuOptions(gemm="openblas", aot=False), tmp_path, "explicit")
     assert default == explicit
     assert "xlapy_gemm_loops" not in default and "@constant" not in default
-    loops = _ir(module, CpuOptions(gemm_loops=True), tmp_path, "loops")
+    loops = _ir(module, CpuOptions(gemm="xlapy"), tmp_path, "loops")
     if name != "fft":
         assert "xlapy_blas_" in default and "xlapy_gemm_loops" in loops
         assert "xlapy_blas_" not in loops

@@ -1,5 +1,5 @@
 """Objects from ``xlapy.aot`` run in a C process with no Python and compute what the JIT
-computes: bit for bit against the JIT on the same code (``gemm_loops``), within the
+computes: bit for bit against the JIT on the same code (``gemm="xlapy"``), within the
 workload's tolerance against the JIT's default BLAS path."""
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ def test_benchmark_workload_matches_the_jit(name, aot_run, helpers):
     w = workloads.WORKLOADS[name](64)
     module = w.build().hlo_module
     result, outputs = aot_run(module, list(w.inputs), name=name)
-    same_code = helpers.jit_run(module, w.inputs, gemm_loops=True)
+    same_code = helpers.jit_run(module, w.inputs, gemm="xlapy")
     assert len(outputs) == len(same_code)
     for got, want in zip(outputs, same_code, strict=True):
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_array_equal(helpers.as_bytes(got), helpers.as_bytes(want))
-    blas = helpers.jit_run(module, w.inputs, gemm_loops=False)
+    blas = helpers.jit_run(module, w.inputs, gemm="openblas")
     for got, want in zip(outputs, blas, strict=True):
         np.testing.assert_allclose(got, want, rtol=max(w.rtol, 1e-4), atol=max(w.atol, 1e-4))
     assert helpers.undefined_outside_system(result) == []

@@ -151,7 +151,7 @@ def compile(  # noqa: A001  (the name the issue pins: xlapy.aot.compile)
         )
     refusals.check_module(module)
     options = CpuOptions(
-        aot=True, gemm_loops=True, cache=False, guard_buffers=None, profile=False,
+        aot=True, gemm="xlapy", cache=False, guard_buffers=None, profile=False,
         flush_denormals=False, rng_seed=rng_seed,
     )  # fmt: skip
     same_arch = object_target.is_x86 and jit.host_triple().startswith("x86_64")

@@ -139,10 +139,10 @@ class ModuleEmitter:
         )
         # Ahead-of-time code (CpuOptions.aot, xlapy.aot): constants become globals of the
         # module instead of addresses of this process's arrays, and dots call the loop GEMM
-        # (CpuOptions.gemm_loops selects that for the JIT too). ``overrides`` lets xlapy.aot
+        # (CpuOptions.gemm="xlapy" selects that for the JIT too). ``overrides`` lets xlapy.aot
         # emit some opcodes its own way (custom calls as external C symbols).
         self.aot = bool(getattr(options, "aot", False))
-        self.gemm_loops = self.aot or bool(getattr(options, "gemm_loops", False))
+        self.gemm_loops = self.aot or getattr(options, "gemm", "openblas") == "xlapy"
         self.overrides: dict[HloOpcode, Any] = {}
         self._constant_globals: dict[bytes, ir.GlobalVariable] = {}
         # Relocatable code (CpuOptions.persistent_cache_dir, and AOT objects): no address of

@@ -64,8 +64,8 @@ def _cache_key(module: HloModule, options: CpuOptions, target: jit.Target) -> st
         f"|guard={options.guard_buffers}|flush={options.flush_denormals}"
         f"|excess={options.allow_excess_precision}|profile={options.profile}"
     )
-    if options.gemm_loops or options.aot:
-        knobs += f"|gemm=loops|aot={options.aot}"
+    if options.gemm != "openblas" or options.aot:
+        knobs += f"|gemm={options.gemm}|aot={options.aot}"
     return hashlib.sha256(f"{knobs}|{target.key}\n{shape}\n{text}".encode()).hexdigest()
 
 

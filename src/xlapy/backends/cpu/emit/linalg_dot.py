@@ -9,7 +9,7 @@ call passes the right-hand side first and a transposed operand is a flag, not
 a copy. A short, wide GEMM (B small enough to stay in cache, many rows) is split
 by rows over xlapy's own pool instead, each block a single-threaded BLAS call
 (``emit.linalg_gemm_split``: OpenBLAS's threads cost more than such a GEMM's work).
-Ahead-of-time objects, and the JIT with ``CpuOptions.gemm_loops``, call xlapy's own
+Ahead-of-time objects, and the JIT with ``CpuOptions.gemm="xlapy"``, call xlapy's own
 loop GEMM instead of BLAS (``emit.linalg_gemm_loops``), through the same interface.
 Integer dots (exact in any order) get a loop kernel; other element types reach
 here widened (``DotTypeWidener``) and other layouts canonicalized
@@ -268,7 +268,7 @@ def emit_gemm(
     """Column-major ``C (m x n) = op(A) (m x k) . op(B) (k x n)`` (``+ C`` if accumulating),
     through BLAS; ``a``, ``b_`` and ``c`` are i8* values of ``builder``'s function (the
     current one by default). ``n_at``, an i8* to an i32, gives n at run time instead.
-    Where BLAS may not be called (ahead-of-time objects, ``CpuOptions.gemm_loops``), the
+    Where BLAS may not be called (ahead-of-time objects, ``CpuOptions.gemm="xlapy"``), the
     call goes to xlapy's loop GEMM (``linalg_gemm_loops``) with the same arguments."""
     if getattr(fe.m, "gemm_loops", False):
         emit_gemm_loops(

@@ -1,7 +1,7 @@
 """xlapy's own GEMM as LLVM loops: what a dot runs where scipy's BLAS may not be called.
 
 Ahead-of-time objects (``xlapy.aot``) must not depend on OpenBLAS, so their dots and
-convolutions call this instead; the JIT can select it too (``CpuOptions.gemm_loops``),
+convolutions call this instead; the JIT can select it too (``CpuOptions.gemm="xlapy"``),
 which is how the tests compare an AOT binary with the JIT bit for bit.
 
 The interface is BLAS's, column-major: ``C (m x n) = op(A) (m x k) . op(B) (k x n)``,

@@ -44,6 +44,7 @@ _REPLICA_POOL_DEPTH = 2  # result buffers kept per leaf and device (_result_buff
 # ctypes passes at most 1024 arguments to a foreign function; the fast entry takes two
 # more than the parameters and result leaves, so bigger signatures take the general path.
 MAX_FAST_ARGUMENTS = 1000
+GEMM_CHOICES = ("xlapy", "openblas")
 
 
 @dataclass
@@ -88,10 +89,10 @@ class CpuOptions:
     # ``CpuExecutable.profile``; off by default, and then the code is exactly as without
     # profiling.
     profile: bool = False
-    # Dots and convolutions through xlapy's own loop GEMM (emit.linalg_gemm_loops) instead
-    # of scipy's BLAS: what ahead-of-time objects run, selectable here so that the JIT
-    # computes bit for bit what an AOT binary does.
-    gemm_loops: bool = False
+    # Who computes dots and convolutions: "xlapy", xlapy's own GEMM generated through LLVM
+    # (emit.linalg_gemm_loops; what ahead-of-time objects run, so the JIT computes bit for
+    # bit what an AOT binary does), or "openblas", scipy's BLAS (kept for comparison).
+    gemm: str = "openblas"
     # Code for an ahead-of-time object (xlapy.aot), set by xlapy.aot.compile only:
     # constants as globals of the module, no Python, no absolute addresses. Such code is
     # never handed to the JIT.
@@ -105,6 +106,10 @@ class CpuOptions:
 
     def __post_init__(self) -> None:
         self.guard_buffers = guarded_memory.mode_from(self.guard_buffers)
+        if self.gemm not in GEMM_CHOICES:
+            raise InvalidArgumentError(
+                f"CpuOptions.gemm={self.gemm!r}: expected one of {', '.join(GEMM_CHOICES)}"
+            )
 
 
 def _leaf_shapes(shape: Shape) -> list[Shape]:
