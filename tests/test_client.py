@@ -155,3 +155,11 @@ def test_infeed_and_outfeed_queues_per_device():
     exe.infeed[0].put(np.float32([1, 2, 3]))
     np.testing.assert_array_equal(exe(), [3, 5, 7])
     np.testing.assert_array_equal(exe.outfeed[0].get(timeout=1), [2, 4, 6])
+
+
+def test_compile_names_what_it_takes_when_given_something_else():
+    client = xlapy.local_client("interpreter")
+    with pytest.raises(
+        InvalidArgumentError, match=r"compile: expected an XlaComputation or an HloModule, got list"
+    ):
+        client.compile([1, 2])

@@ -99,6 +99,18 @@ class XlaComputation:
         return f"<XlaComputation {self.name}: {self.program_shape}>"
 
 
+def module_of(program: Any, caller: str) -> HloModule:
+    """The ``HloModule`` of what a compile was handed (an ``XlaComputation`` or a module);
+    ``caller`` names the call in the error for anything else."""
+    if isinstance(program, XlaComputation):
+        return program.hlo_module
+    if isinstance(program, HloModule):
+        return program
+    raise InvalidArgumentError(
+        f"{caller}: expected an XlaComputation or an HloModule, got {type(program).__name__}"
+    )
+
+
 class XlaOp:
     """A value being built: an instruction of an ``XlaBuilder``.
 
@@ -605,6 +617,7 @@ __all__ = [
     "XlaOp",
     "builder_op",
     "find_builder",
+    "module_of",
     "primitive_type",
     "shape_of",
 ]

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from .builder import XlaComputation
+from .builder import XlaComputation, module_of
 from .client_devices import Device, DeviceAssignment, DeviceSet
 from .client_sharded import (
     ShardedSignature,
@@ -684,7 +684,7 @@ class LocalClient:
         compile_per_signature = getattr(computation, "compile_per_signature", None)
         if compile_per_signature is not None:
             return compile_per_signature(self, options)
-        module = _module_of(computation)
+        module = module_of(computation, "compile")
         options = options or CompileOptions()
         assignment = self._device_set.assignment_for(
             options.num_replicas, options.num_partitions, options.device_assignment, module.name
@@ -739,16 +739,6 @@ class LocalClient:
 
     def __repr__(self) -> str:
         return f"<LocalClient {self.platform}: {self.device_count()} device(s)>"
-
-
-def _module_of(computation: Any) -> HloModule:
-    if isinstance(computation, XlaComputation):
-        return computation.hlo_module
-    if isinstance(computation, HloModule):
-        return computation
-    raise InvalidArgumentError(
-        f"expected an XlaComputation or HloModule, got {type(computation).__name__}"
-    )
 
 
 class ClientLibrary:

@@ -19,8 +19,8 @@ from ..backends.cpu.compiler import optimized_module
 from ..backends.cpu.runtime import jit
 from ..backends.cpu.runtime.executable import CpuOptions
 from ..backends.cpu.runtime.native_runtime import pool_ir
+from ..builder import module_of
 from ..errors import InvalidArgumentError, UnimplementedError
-from ..hlo.module import HloModule
 from ..opcode import HloOpcode
 from . import entry, objects, refusals
 from .header import Buffer, header_text
@@ -63,17 +63,6 @@ class AotResult:
             else:
                 sums["data"] += size
         return sums
-
-
-def _module_of(program: Any) -> HloModule:
-    if isinstance(program, HloModule):
-        return program
-    module = getattr(program, "hlo_module", None)
-    if isinstance(module, HloModule):
-        return module
-    raise InvalidArgumentError(
-        f"xlapy aot: expected an HloModule or an XlaComputation, got {type(program).__name__}"
-    )
 
 
 def _leaves(shape: Any, label: str) -> list[Buffer]:
@@ -141,7 +130,7 @@ def compile(  # noqa: A001  (the name the issue pins: xlapy.aot.compile)
         raise InvalidArgumentError(f"xlapy aot: --name {name!r} must be a C identifier")
     if threads < 1:
         raise InvalidArgumentError(f"xlapy aot: --threads must be >= 1, got {threads}")
-    module = _module_of(program)
+    module = module_of(program, "xlapy aot")
     module.verify()
     object_target = objects.resolve(target, cpu, features)
     if threads > 1 and not object_target.is_x86:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..builder import XlaComputation
+from ..builder import XlaComputation, module_of
 from ..client import CompileOptions, Device
 from ..errors import InvalidArgumentError, UnauthenticatedError, XlaError
 from ..hlo import proto as xla_proto
@@ -226,7 +226,7 @@ class RemoteClient:
             else:
                 request.stablehlo_text = computation
         else:
-            module = _module_of(computation)
+            module = module_of(computation, "compile")
             _write_module(request, module)
         response = self._rpc.call("Compile", request)
         program_shape = ProgramShape(
@@ -333,17 +333,6 @@ def _write_module(request: Any, module: HloModule) -> None:
         request.hlo_module.CopyFrom(xla_proto.module_to_proto(module))
     except XlaError:
         request.hlo_text = module.to_text()
-
-
-def _module_of(computation: Any) -> HloModule:
-    if isinstance(computation, XlaComputation):
-        return computation.hlo_module
-    if isinstance(computation, HloModule):
-        return computation
-    raise InvalidArgumentError(
-        f"compile takes an XlaComputation, an HloModule or HLO/StableHLO text, got "
-        f"{type(computation).__name__}"
-    )
 
 
 def connect(target: str, token: str | None = None, timeout: float | None = DEFAULT_TIMEOUT,
