@@ -25,11 +25,17 @@ DEFAULT_TIMEOUT_SECONDS = 30.0
 
 
 class _Meeting:
+    """One meeting point: the values that arrived, set ``done`` once all ``size`` did.
+    (A multi-process hub's local meeting also keeps the result of the step its last
+    member ran, and whether that step finished or failed.)"""
+
     def __init__(self, size: int) -> None:
         self.size = size
         self.values: dict[int, Any] = {}
         self.done = threading.Event()
-        self.failed: BaseException | None = None
+        self.result: Any = None
+        self.finished = False
+        self.error: BaseException | None = None
 
 
 class CollectiveHub:
@@ -68,19 +74,10 @@ class CollectiveHub:
         what: str,
     ) -> list[Any]:
         """Contribute ``value`` as device ``me``; get all values in ``participants`` order."""
-        if me not in participants:
-            raise InvalidArgumentError(
-                f"{what}: device {me} is not in its group {list(participants)}"
-            )
-        with self._lock:
-            if self._aborted is not None:
-                raise DeadlineExceededError(f"{what}: another device failed: {self._aborted}")
-            meeting = self._meetings.get(key)
-            if meeting is None:
-                meeting = self._meetings[key] = _Meeting(len(participants))
-            meeting.values[me] = value
-            if len(meeting.values) == meeting.size:
-                meeting.done.set()
+        meeting, last = self._arrive(self._meetings, key, len(participants), participants, me,
+                                     value, what)  # fmt: skip
+        if last:
+            meeting.done.set()
         if not meeting.done.wait(self.timeout):
             missing = sorted(set(participants) - set(meeting.values))
             error = DeadlineExceededError(
@@ -92,6 +89,31 @@ class CollectiveHub:
         if self._aborted is not None and len(meeting.values) < meeting.size:
             raise DeadlineExceededError(f"{what}: another device failed: {self._aborted}")
         return [meeting.values[p] for p in participants]
+
+    def _arrive(
+        self,
+        table: dict[Hashable, _Meeting],
+        key: Hashable,
+        size: int,
+        participants: Sequence[int],
+        me: int,
+        value: Any,
+        what: str,
+    ) -> tuple[_Meeting, bool]:
+        """Leave ``value`` at meeting ``key`` of ``table`` (made for ``size`` members on
+        first arrival); True as the second item for the member that completes it."""
+        if me not in participants:
+            raise InvalidArgumentError(
+                f"{what}: device {me} is not in its group {list(participants)}"
+            )
+        with self._lock:
+            if self._aborted is not None:
+                raise DeadlineExceededError(f"{what}: another device failed: {self._aborted}")
+            meeting = table.get(key)
+            if meeting is None:
+                meeting = table[key] = _Meeting(size)
+            meeting.values[me] = value
+            return meeting, len(meeting.values) == meeting.size
 
     # -- point to point (send/recv) ----------------------------------------------------
     def post(self, key: Hashable, value: Any) -> None:

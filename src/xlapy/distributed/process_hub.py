@@ -18,7 +18,6 @@ tagged by channel and target device; every wait is bounded by the job's deadline
 from __future__ import annotations
 
 import queue
-import threading
 import time
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
@@ -29,16 +28,6 @@ from .mpi import MpiTransport, current_job
 from .process import process_info
 
 Step = Callable[[dict[int, Any]], Any]
-
-
-class _LocalMeeting:
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.values: dict[int, Any] = {}
-        self.ready = threading.Event()
-        self.result: Any = None
-        self.finished = False
-        self.error: BaseException | None = None
 
 
 class ProcessHub(CollectiveHub):
@@ -53,7 +42,7 @@ class ProcessHub(CollectiveHub):
         self.transport = transport
         self.rank = transport.rank
         self._local = set(self.local_devices)
-        self._combines: dict[Hashable, _LocalMeeting] = {}
+        self._combines: dict[Hashable, Any] = {}  # local meetings, as the hub's
 
     def process_of(self, device: int) -> int:
         return device // self.devices_per_process
@@ -81,19 +70,9 @@ class ProcessHub(CollectiveHub):
         """Local members of ``participants`` meet; the last to arrive runs ``step`` on
         {device: value} of the local members (None: gather every member's value over
         MPI, giving {device: value} of the whole group); all of them get its result."""
-        if me not in participants:
-            raise InvalidArgumentError(
-                f"{what}: device {me} is not in its group {list(participants)}"
-            )
         local = [p for p in participants if p in self._local]
-        with self._lock:
-            if self._aborted is not None:
-                raise DeadlineExceededError(f"{what}: another device failed: {self._aborted}")
-            meeting = self._combines.get(key)
-            if meeting is None:
-                meeting = self._combines[key] = _LocalMeeting(len(local))
-            meeting.values[me] = value
-            last = len(meeting.values) == meeting.size
+        meeting, last = self._arrive(self._combines, key, len(local), participants, me, value,
+                                     what)  # fmt: skip
         if last:
             try:
                 if step is None:
@@ -102,16 +81,16 @@ class ProcessHub(CollectiveHub):
                     meeting.result = step(dict(meeting.values))
             except BaseException as e:
                 meeting.error = e
-                meeting.ready.set()
+                meeting.done.set()
                 self.abort(e)
                 raise
             with self._lock:
                 self._combines.pop(key, None)
             meeting.finished = True
-            meeting.ready.set()
+            meeting.done.set()
             return meeting.result
         # The step itself is bounded by the deadline; wait a little longer than it.
-        if not meeting.ready.wait(2 * self.timeout + 5):
+        if not meeting.done.wait(2 * self.timeout + 5):
             missing = sorted(set(local) - set(meeting.values))
             error = DeadlineExceededError(
                 f"{what}: local devices {missing} of group {list(participants)} did not "
@@ -139,7 +118,7 @@ class ProcessHub(CollectiveHub):
         super().abort(error)
         with self._lock:
             for meeting in self._combines.values():
-                meeting.ready.set()
+                meeting.done.set()
 
     # -- point to point ---------------------------------------------------------------
     def post(self, key: Hashable, value: Any) -> None:
