@@ -92,12 +92,17 @@ def pointer_table(b: ir.IRBuilder, pointers: Sequence[ir.Value], name: str = "pt
 
 @contextlib.contextmanager
 def for_range(
-    b: ir.IRBuilder, start: ir.Value | int, stop: ir.Value | int, name: str = "i"
+    b: ir.IRBuilder,
+    start: ir.Value | int,
+    stop: ir.Value | int,
+    name: str = "i",
+    interleave: int | None = None,
 ) -> Iterator[ir.Value]:
     """``for i in range(start, stop)``: the body is emitted inside the ``with``.
 
     The loop is in the canonical form LLVM's vectorizer expects (one latch,
-    ``i + 1 < stop``), guarded so that an empty range runs nothing.
+    ``i + 1 < stop``), guarded so that an empty range runs nothing. ``interleave``
+    asks the vectorizer for that many vectors in flight (:func:`interleave_hint`).
     """
     start = i64(start) if isinstance(start, int) else start
     stop = i64(stop) if isinstance(stop, int) else stop
@@ -112,8 +117,27 @@ def for_range(
     yield index
     following = b.add(index, i64(1), name=f"{name}.next", flags=["nsw", "nuw"])
     index.add_incoming(following, b.block)
-    b.cbranch(b.icmp_signed("<", following, stop), body, exit_block)
+    latch = b.cbranch(b.icmp_signed("<", following, stop), body, exit_block)
+    if interleave is not None:
+        latch.set_metadata("llvm.loop", interleave_hint(b.module, interleave))
     b.position_at_end(exit_block)
+
+
+def interleave_hint(module: ir.Module, count: int) -> ir.MDValue:
+    """A loop id asking LLVM's vectorizer to keep ``count`` vectors in flight.
+
+    Why: a reduction carries its accumulator from one iteration to the next, and
+    some reducers are a chain of several instructions (``llvm.maximum`` is a compare,
+    two blends and a max on x86): the cost model's usual 2-4 accumulators leave the
+    core waiting on that chain; 8 hide it. A loop id must be its own first operand,
+    so the node is made with a unique placeholder and then pointed at itself."""
+    hint = module.add_metadata(
+        [ir.MetaDataString(module, "llvm.loop.interleave.count"), ir.IntType(32)(count)]
+    )
+    placeholder = ir.MetaDataString(module, f"xlapy.loop.{len(module.metadata)}")
+    loop_id = module.add_metadata([placeholder, hint])
+    loop_id.operands = (loop_id, hint)
+    return loop_id
 
 
 class Index:

@@ -32,6 +32,8 @@ from .generators import GENERATORS, ElementEmitter, Generator, buffer_reader, sc
 
 Op = HloOpcode
 PARALLEL_MIN_ELEMENTS = 1 << 17  # below this, starting threads costs more than it saves
+# Vectors in flight in a reduction's innermost loop (ir_support.interleave_hint).
+REDUCE_INTERLEAVE = 8
 FLAT_BLOCK = 1024  # elements per parallel work unit of a flat loop
 
 # Opcodes a flat loop can generate without a multi-index.
@@ -583,7 +585,14 @@ def plain_reduce(b, plans, accumulators, kept_multi, reduced_dims, input_index, 
             return
         before = b.block
         entry_state = state
-        with for_range(b, 0, reduced_dims[d], f"r{d}") as i:
+        innermost = d == len(reduced_dims) - 1
+        with for_range(
+            b,
+            0,
+            reduced_dims[d],
+            f"r{d}",
+            REDUCE_INTERLEAVE if innermost and REDUCE_INTERLEAVE else None,
+        ) as i:
             phis = [[b.phi(v.type) for v in acc] for acc in entry_state]
             for phi_list, acc in zip(phis, entry_state, strict=True):
                 for phi, v in zip(phi_list, acc, strict=True):
