@@ -109,6 +109,29 @@ ENTRY e {
     np.testing.assert_array_equal(second, -x)
 
 
+def test_large_results_are_reused_when_an_argument_is_a_numpy_scalar():
+    # A numpy scalar takes the fast entry on a retry as a 0-d array; the first try's
+    # results must not stay held across it, or every call faults in a fresh buffer.
+    x = np.ones(1 << 19, np.float32)
+    executable = xlapy.local_client("cpu").compile(
+        parse_module(
+            """HloModule m
+ENTRY e {
+  a = f32[] parameter(0)
+  x = f32[524288] parameter(1)
+  b = f32[524288] broadcast(a), dimensions={}
+  ROOT n = f32[524288] multiply(b, x)
+}"""
+        )
+    )
+    first = executable(np.float32(2), x)
+    address = first.ctypes.data
+    del first
+    second = executable(np.float32(3), x)
+    assert second.ctypes.data == address
+    np.testing.assert_array_equal(second, 3 * x)
+
+
 def test_call_path_takes_the_fast_entry_and_falls_back_for_other_inputs():
     _, executable = compiled("call_latency")
     assert executable(np.ones(4, np.float32), np.ones(4, np.float32)).tolist() == [2.0] * 4

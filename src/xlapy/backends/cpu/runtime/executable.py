@@ -321,7 +321,10 @@ class CpuExecutable:
             argument = arguments[k] if k < len(arguments) else None
             if isinstance(argument, np.generic):
                 # A numpy scalar is a 0-d array in all but type: pass it as one (the
-                # retry has no scalars left, so it cannot come back here).
+                # retry has no scalars left, so it cannot come back here). This call's
+                # result arrays are let go first, so that the retry finds them free in
+                # the pool instead of faulting in fresh pages for every call.
+                del outputs
                 return self.call_numpy(
                     [np.asarray(a) if isinstance(a, np.generic) else a for a in arguments]
                 )
