@@ -50,11 +50,18 @@ conformance-cpu: $(STAMP)
 	$(PY) -m xlapy.conformance $(CONFORMANCE_DATA)/testdata $(CONFORMANCE_DATA)/interpret \
 		--backend cpu --markdown docs/conformance_cpu.md $(CONFORMANCE_ARGS) || test $$? -eq 1
 
-# Benchmarks (not part of `make test`): xlapy CPU vs numpy vs JAX in one run; writes
-# benchmarks/RESULTS.md and benchmarks/results.json. BENCH_ARGS=--quick for a short run,
-# BENCH_ARGS='--platform interpreter --filter axpy,matmul' and so on (python -m benchmarks.run -h).
+# Benchmarks (not part of `make test`): xlapy CPU vs numpy vs JAX in one run: the host's
+# code path, the AVX2 code path, the times with one core busy, and the size sweeps plotted
+# into benchmarks/scaling_*.png; writes benchmarks/RESULTS.md and benchmarks/results.json.
+# BENCH_ARGS=--quick for a short run, BENCH_ARGS='--filter axpy,matmul --no-sweep' and so
+# on (python -m benchmarks.run -h). The plots need matplotlib: the `bench` extra.
 BENCH_ARGS ?=
-bench: $(STAMP)
+BENCH_STAMP := $(VENV)/.installed-bench
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	$(PY) -m benchmarks.run --json benchmarks/results.json --markdown benchmarks/RESULTS.md $(BENCH_ARGS)
 
 # On a machine with an NVIDIA GPU and JAX with CUDA: the GPU back-end against JAX's GPU

@@ -118,8 +118,9 @@ def ew_chain(scale: int = 1) -> Workload:
     )
 
 
-def axpy(scale: int = 1) -> Workload:
-    n = (16 << 20) // scale
+def axpy(scale: int = 1, n: int | None = None) -> Workload:
+    """``n`` (elements) overrides the size ``scale`` gives (the size sweeps set it)."""
+    n = n or (16 << 20) // scale
     rng = _rng()
     x = rng.standard_normal(n, dtype=np.float32)
     y = rng.standard_normal(n, dtype=np.float32)
@@ -204,8 +205,9 @@ def maximum(scale: int = 1) -> Workload:
     )
 
 
-def softmax(scale: int = 1) -> Workload:
-    rows, cols = 4096 // scale, 1024
+def softmax(scale: int = 1, rows: int | None = None) -> Workload:
+    """``rows`` (of 1024) overrides the size ``scale`` gives (the size sweeps set it)."""
+    rows, cols = rows or 4096 // scale, 1024
     x = _rng().standard_normal((rows, cols), dtype=np.float32)
 
     def build() -> XlaComputation:
@@ -286,8 +288,9 @@ def layer_norm(scale: int = 1) -> Workload:
 # -- compute-bound -----------------------------------------------------------------------------
 
 
-def matmul(scale: int = 1) -> Workload:
-    n = 1024 // math.isqrt(scale)
+def matmul(scale: int = 1, n: int | None = None) -> Workload:
+    """``n`` (square side) overrides the size ``scale`` gives (the size sweeps set it)."""
+    n = n or 1024 // math.isqrt(scale)
     rng = _rng()
     a = rng.standard_normal((n, n), dtype=np.float32)
     b = rng.standard_normal((n, n), dtype=np.float32)
@@ -365,9 +368,14 @@ def mlp(scale: int = 1) -> Workload:
     )
 
 
-def conv2d(scale: int = 1) -> Workload:
-    batch = max(1, 8 // scale)
-    spatial = 64 // math.isqrt(max(1, scale * batch // 8))
+def conv2d(scale: int = 1, batch: int | None = None) -> Workload:
+    """``batch`` overrides the batch ``scale`` gives (the size sweeps set it; the images
+    stay 64x64 at scale 1)."""
+    if batch is None:
+        batch = max(1, 8 // scale)
+        spatial = 64 // math.isqrt(max(1, scale * batch // 8))
+    else:
+        spatial = max(4, 64 // math.isqrt(scale))
     cin, cout = 32, 64
     rng = _rng()
     x = rng.standard_normal((batch, spatial, spatial, cin), dtype=np.float32)
