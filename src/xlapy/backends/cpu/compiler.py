@@ -22,8 +22,9 @@ from ...passes import COMPILER_TARGETS
 from ...shape import ProgramShape
 from . import flush_denormals, persistent_cache
 from .codegen import ModuleEmitter
+from .llvm_types import KERNEL_TYPE
 from .pipeline import cpu_pipeline
-from .runtime import fast_call, jit, native_runtime
+from .runtime import fast_call, ir_partition, jit, native_runtime
 from .runtime.blas import blas_address
 from .runtime.executable import PLATFORM, CompiledProgram, CpuExecutable, CpuOptions
 
@@ -129,7 +130,14 @@ def compile_program(
         os.makedirs(options.dump_dir, exist_ok=True)
         with open(os.path.join(options.dump_dir, f"{module.name}.ll"), "w") as f:
             f.write(str(emitter.ir))
-    ir_text = str(emitter.ir)
+    # The IR text is rendered once, whole and (where it splits) in parts compiled in
+    # parallel threads (ir_partition: the code of each function is the same either way).
+    start = time.perf_counter()
+    split = ir_partition.split_module(
+        emitter.ir, 1 if options.dump_dir else jit.parallel_parts(), kernel_type=KERNEL_TYPE
+    )
+    ir_text = split.text
+    timings["render"] = time.perf_counter() - start
     code = jit.compile_module(
         emitter.ir,
         opt_level=options.opt_level,
@@ -137,6 +145,7 @@ def compile_program(
         target=target,
         text=ir_text,
         keep_object=persistent is not None,
+        parts=split.parts,
     )
     timings.update(code.timings)
     if options.dump_dir:
@@ -190,29 +199,42 @@ class CpuBackend:
             blas_address(routine)
 
     def compile(self, module: HloModule, options: CpuOptions) -> CpuExecutable:
-        module.verify()
-        for instruction in module.instructions():
-            if instruction.opcode is HloOpcode.CUSTOM_CALL:
-                # Native calls look for a cpu registration; the fallback runs the
-                # interpreter's kernel, which takes one for the interpreter.
-                # Built-in targets (jaxlib's LAPACK ones) run through the fallback and
-                # check their operands here, as the interpreter does.
-                name = instruction.custom_call_target or ""
-                if name in COMPILER_TARGETS:
-                    continue  # a marker the pipeline rewrites away (sharding, ApproxTopK)
+        custom_calls = [i for i in module.instructions() if i.opcode is HloOpcode.CUSTOM_CALL]
+        # The module is verified before anything reads it, except on a cache hit: a
+        # program is cached under the module's full text, which verified when it was
+        # compiled (verifying costs ~1-2 ms, a good part of a warm start). Custom calls'
+        # operand checks need a verified module, so those modules verify first.
+        verified = bool(custom_calls)
+        if verified:
+            module.verify()
+        for instruction in custom_calls:
+            # Native calls look for a cpu registration; the fallback runs the
+            # interpreter's kernel, which takes one for the interpreter.
+            # Built-in targets (jaxlib's LAPACK ones) run through the fallback and
+            # check their operands here, as the interpreter does.
+            name = instruction.custom_call_target or ""
+            if name in COMPILER_TARGETS:
+                continue  # a marker the pipeline rewrites away (sharding, ApproxTopK)
+            try:
+                found = lookup_custom_call(name, "cpu")
+            except NotFoundError as missing:
                 try:
-                    found = lookup_custom_call(name, "cpu")
-                except NotFoundError as missing:
-                    try:
-                        found = lookup_custom_call(name, "interpreter")
-                    except NotFoundError:
-                        raise missing from None
-                if found.check is not None:
-                    found.check(instruction)
+                    found = lookup_custom_call(name, "interpreter")
+                except NotFoundError:
+                    raise missing from None
+            if found.check is not None:
+                found.check(instruction)
         target = target_of(options)
         if not options.cache or options.dump_dir or options.passes:
+            if not verified:
+                module.verify()
             return CpuExecutable(compile_program(module, options, target), options)
-        key = _cache_key(module, options, target)
+        try:
+            key = _cache_key(module, options, target)
+        except Exception:
+            if not verified:
+                module.verify()  # the verifier's error says what is wrong with the module
+            raise
         with _cache_lock:
             program = _cache.get(key)
             if program is not None:
@@ -221,6 +243,8 @@ class CpuBackend:
         if program is None and directory:
             program = persistent_cache.load(directory, key, declared_shape(module), target)
         if program is None:
+            if not verified:
+                module.verify()
             persistent = (directory, key) if directory else None
             program = compile_program(module, options, target, persistent)
             with _cache_lock:

@@ -12,8 +12,10 @@ modification times of its files, so an edited compiler never loads code of the o
 ``XLAPY_COMPILATION_CACHE_VERSION`` replaces that fingerprint where set).
 
 An entry holds the object code MCJIT made and what an executable needs besides code:
-the optimized module's text (parsed back on load), entry names, the arena size, the
-donations, the guard pages, the symbols the code calls. The code is relocatable because
+the optimized module's text, entry names, the arena size, the donations, the guard
+pages, the symbols the code calls. The module text is parsed only when something asks
+for the module (``executable.hlo_modules()``, explain, a thunk's error): running the
+code never needs it, and parsing it was most of a warm start (0.3-5 ms). The code is relocatable because
 the emitter runs in relocatable mode whenever the cache is on (``codegen.ModuleEmitter``):
 constants and BLAS/LAPACK scalar arguments as globals of the module, runtime, BLAS and
 libm entry points as external symbols resolved when the object is loaded.
@@ -35,12 +37,14 @@ import json
 import os
 import re
 import struct
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from ...hlo.module import HloModule
 from ...hlo.parser import parse_module
+from .emit import linalg_gemm_library
 from .runtime import blas, disk_cache, fast_call, jit, native_runtime
 from .runtime.executable import CompiledProgram, CpuOptions
 from .runtime.fallback import InterruptThunk
@@ -48,7 +52,7 @@ from .runtime.fallback import InterruptThunk
 ENV_DIRECTORY = disk_cache.ENV_DIRECTORY
 default_directory = disk_cache.default_directory
 ENV_VERSION = "XLAPY_COMPILATION_CACHE_VERSION"
-_FORMAT = 1
+_FORMAT = 2  # 2: several objects, the module's name, the module parsed lazily
 # A constant integer turned into a pointer: an address of this process baked into the
 # code (small ones, such as null, are not addresses of anything).
 _ADDRESS = re.compile(r"inttoptr \(i64 (-?\d+) to")
@@ -112,7 +116,7 @@ def why_not_cacheable(program: CompiledProgram, options: CpuOptions, ir_text: st
         return f"fallback ops ({', '.join(program.fallback_ops)})"
     if getattr(program.module, "dynamic_signature", None) is not None:
         return "dynamic shapes"
-    if not code.object_code:
+    if not code.objects:
         return "no object code"
     if any(s.startswith("xlapy_custom_call_") for s in code.external_symbols):
         return "C custom-call targets (their addresses)"
@@ -132,8 +136,10 @@ def _thunk_records(program: CompiledProgram) -> list[list[str]]:
 
 
 def serialize(program: CompiledProgram) -> bytes:
-    """An entry's payload: a length, a JSON header, the object code."""
+    """An entry's payload: a length, a JSON header, the objects one after another."""
+    objects = program.code.objects
     header = {
+        "name": program.name,
         "entry_name": program.entry_name,
         "fast_name": program.fast_name,
         "arena_size": program.arena_size,
@@ -145,18 +151,81 @@ def serialize(program: CompiledProgram) -> bytes:
         "guard_pages": program.guard_pages,
         "symbols": list(program.code.external_symbols),
         "thunks": _thunk_records(program),
+        "object_sizes": [len(o) for o in objects],
         "module": program.module.to_text(),
     }
     data = json.dumps(header).encode()
-    return struct.pack("<Q", len(data)) + data + program.code.object_code
+    return struct.pack("<Q", len(data)) + data + b"".join(objects)
 
 
-def _resolvable(symbols: list[str]) -> bool:
+class _ModuleSource:
+    """A stored module's text, parsed once on first use (thread-safe)."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._module: HloModule | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> HloModule:
+        with self._lock:
+            if self._module is None:
+                self._module = parse_module(self._text)
+            return self._module
+
+
+class StoredProgram(CompiledProgram):
+    """A program loaded from the persistent cache: its optimized module is parsed from
+    the entry's text the first time someone reads ``module``."""
+
+    def __init__(self, source: _ModuleSource, name: str, **fields: Any) -> None:
+        self._source = source
+        self._name = name
+        super().__init__(module=None, **fields)  # type: ignore[arg-type]
+
+    @property  # type: ignore[override]
+    def module(self) -> HloModule:
+        return self._source.get()
+
+    @module.setter
+    def module(self, value: HloModule | None) -> None:
+        if value is not None:  # a caller replacing the module: it wins over the text
+            self._source = _ModuleSource("")
+            self._source._module = value
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dynamic_signature(self) -> Any:
+        return None  # programs with dynamic shapes are never stored
+
+
+class _StoredInterruptThunk(InterruptThunk):
+    """An interrupt thunk of a stored program: it names its instruction by computation
+    and name, found in the module only if someone asks (raising the interrupt does not)."""
+
+    def __init__(self, source: _ModuleSource, computation: str, name: str) -> None:
+        self._where = (source, computation, name)
+        self.reason = "interrupt"
+
+    @property  # type: ignore[override]
+    def instruction(self) -> Any:
+        source, computation, name = self._where
+        return _find(source.get(), computation, name)
+
+
+def _resolvable(symbols: list[str], directory: str | None = None) -> bool:
     """Register what BLAS provides among ``symbols``; True when every one resolves (an
     unresolved symbol in a loaded object would stop the process)."""
     native_runtime.ensure_runtime()
     missing = jit.unresolved_symbols(symbols)
-    resolvers = (blas.resolve_symbol, fast_call.resolve_symbol)
+    # linalg_gemm_library: xlapy's GEMM variants, compiled (or loaded from the cache's
+    # directory) in this process before the program that calls them is mapped.
+    def gemm_library(name: str) -> bool:  # the variant's object is kept in ``directory``
+        return linalg_gemm_library.resolve_symbol(name, directory)
+
+    resolvers = (blas.resolve_symbol, fast_call.resolve_symbol, gemm_library)
     if not all(any(resolve(name) for resolve in resolvers) for name in missing):
         return False
     return not jit.unresolved_symbols(missing)
@@ -171,44 +240,54 @@ def _find(module: HloModule, computation: str, instruction: str) -> Any:
     raise KeyError(f"{computation}/{instruction}")
 
 
-def deserialize(payload: bytes, declared: Any, target: jit.Target) -> CompiledProgram | None:
+def deserialize(
+    payload: bytes, declared: Any, target: jit.Target, directory: str | None = None
+) -> CompiledProgram | None:
     """The program stored in ``payload``, its code mapped into this process; None where
     the entry cannot be used here (malformed, or a symbol this process lacks)."""
     start = time.perf_counter()
     try:
         (size,) = struct.unpack_from("<Q", payload)
         header = json.loads(payload[8 : 8 + size])
-        object_code = payload[8 + size :]
-        if not object_code or not _resolvable(header["symbols"]):
+        objects, offset = [], 8 + size
+        for length in header["object_sizes"]:
+            objects.append(payload[offset : offset + length])
+            offset += length
+        if offset != len(payload) or not objects or not all(objects):
             return None
-        module = parse_module(header["module"])
-        thunks = [InterruptThunk(_find(module, c, i)) for _, c, i in header["thunks"]]
+        if not _resolvable(header["symbols"], directory):
+            return None
+        source = _ModuleSource(header["module"])
+        thunks = [_StoredInterruptThunk(source, c, i) for _, c, i in header["thunks"]]
+        fields = {
+            "entry_name": header["entry_name"],
+            "fast_name": header["fast_name"],
+            "arena_size": header["arena_size"],
+            "native_ops": header["native_ops"],
+            "kernel_count": header["kernel_count"],
+            "row_groups": header["row_groups"],
+            "donated": {int(k): int(v) for k, v in header["donated"]},
+            "guard": header["guard"],
+            "guard_pages": list(header["guard_pages"]),
+        }
+        name = str(header["name"])
     except (ValueError, KeyError, TypeError, struct.error):
         return None
-    except Exception:  # noqa: BLE001  (a module text the parser refuses: an unusable entry)
-        return None
-    parsed = time.perf_counter()
-    code = jit.load_object(object_code, target)
+    read = time.perf_counter()
+    code = jit.load_object(tuple(objects), target)
     code.external_symbols = tuple(header["symbols"])
-    timings = {"cache_parse": parsed - start, "cache_load": time.perf_counter() - parsed}
-    return CompiledProgram(
-        module=module,
+    timings = {"cache_parse": read - start, "cache_load": time.perf_counter() - read}
+    return StoredProgram(
+        source,
+        name,
         code=code,
-        entry_name=header["entry_name"],
-        fast_name=header["fast_name"],
-        arena_size=header["arena_size"],
         thunks=thunks,
-        native_ops=header["native_ops"],
         fallback_ops=[],
         host_callbacks=[],
-        kernel_count=header["kernel_count"],
-        row_groups=header["row_groups"],
         keep_alive=[],
         declared=declared,
-        donated={int(k): int(v) for k, v in header["donated"]},
-        guard=header["guard"],
-        guard_pages=list(header["guard_pages"]),
         timings=timings,
+        **fields,
     )
 
 
@@ -217,7 +296,7 @@ def load(
 ) -> CompiledProgram | None:
     """The program stored for ``memory_key``, or None (a miss)."""
     payload = disk_cache.read(directory, persistent_key(memory_key))
-    program = deserialize(payload, declared, target) if payload is not None else None
+    program = deserialize(payload, declared, target, directory) if payload is not None else None
     disk_cache.count("hits" if program is not None else "misses")
     return program
 
@@ -241,6 +320,7 @@ def store(
 __all__ = [
     "ENV_DIRECTORY",
     "ENV_VERSION",
+    "StoredProgram",
     "default_directory",
     "load",
     "persistent_key",

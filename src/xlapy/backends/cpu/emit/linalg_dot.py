@@ -1,16 +1,18 @@
-"""Dot: BLAS for float matrices (or xlapy's loop GEMM), LLVM loops for integer dots.
+"""Dot: xlapy's GEMM (or BLAS) for float matrices, LLVM loops for integer dots.
 
 A dot whose operands are, per batch, row-major matrices (free dimensions and
 contracting dimensions each contiguous, batch dimensions leading) is one GEMM
-per batch element, called straight from native code through the function
-pointers scipy exports (``scipy.linalg.cython_blas``: OpenBLAS, threaded over
-the cores). Row-major ``C = A B`` is column-major ``C^T = B^T A^T``, so the
-call passes the right-hand side first and a transposed operand is a flag, not
-a copy. A short, wide GEMM (B small enough to stay in cache, many rows) is split
-by rows over xlapy's own pool instead, each block a single-threaded BLAS call
-(``emit.linalg_gemm_split``: OpenBLAS's threads cost more than such a GEMM's work).
-Ahead-of-time objects, and the JIT with ``CpuOptions.gemm="xlapy"``, call xlapy's own
-loop GEMM instead of BLAS (``emit.linalg_gemm_loops``), through the same interface.
+per batch element, with BLAS's column-major interface: row-major ``C = A B`` is
+column-major ``C^T = B^T A^T``, so the call passes the right-hand side first and a
+transposed operand is a flag, not a copy. By default (``CpuOptions.gemm="xlapy"``, and
+always in ahead-of-time objects) the GEMM is xlapy's own (``emit.linalg_gemm_library``:
+compiled once per process, threaded over xlapy's pool, docs/gemm.md); a batch of small
+GEMMs runs its elements over the pool, each on one thread. With
+``CpuOptions.gemm="openblas"`` the call goes straight from native code to the function
+pointers scipy exports (``scipy.linalg.cython_blas``: OpenBLAS, threaded over the
+cores). A short, wide GEMM (B small enough to stay in cache, many rows) is split by
+rows over xlapy's pool, each block a single-threaded GEMM (``emit.linalg_gemm_split``:
+OpenBLAS's threads cost more than such a GEMM's work).
 Integer dots (exact in any order) get a loop kernel; other element types reach
 here widened (``DotTypeWidener``) and other layouts canonicalized
 (``DotCanonicalizer``).
@@ -33,7 +35,8 @@ from ..ir_support import Index, for_range, i64, typed_pointer
 from ..llvm_types import I8, I8_PTR, I32, NotEmittable, llvm_type
 from ..runtime.blas import blas_function
 from .generators import buffer_reader
-from .linalg_gemm_loops import emit_gemm_loops
+from .linalg_gemm_library import emit_gemm_loops
+from .linalg_gemm_loops import PARALLEL_MIN_WORK
 from .linalg_gemm_split import at, emit_row_blocks
 from .loops import Kernel, nest
 from .registry import thunk_emitter
@@ -127,7 +130,7 @@ def _gemm(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         def rows(kb: ir.IRBuilder, buffers: list, first: ir.Value, count_at, scratch) -> None:  # noqa: ANN001
             left, right, result = buffers
             emit_gemm(
-                fe, et, n, 0, k, right, lda, at(kb, left, first, lhs_step * size),
+                fe, et, n, SPLIT_BLOCK, k, right, lda, at(kb, left, first, lhs_step * size),
                 ldb, at(kb, result, first, n * size), n,
                 trans_a=trans_a, trans_b=trans_b, builder=kb, n_at=count_at,
             )  # fmt: skip
@@ -148,8 +151,38 @@ def _gemm(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     if batch == 1:
         call(i64(0), i64(0), i64(0))
         return
+    if fe.m.gemm_loops and m * n * k < PARALLEL_MIN_WORK:
+        # Many small GEMMs (xlapy's each on the calling thread): batch elements over the pool.
+        _batched(fe, instruction, (m, n, k, batch), (trans_a, lda, trans_b, ldb))
+        return
     with for_range(b, 0, batch, "batch") as i:
         call(b.mul(i, i64(m * k * size)), b.mul(i, i64(k * n * size)), b.mul(i, i64(m * n * size)))
+
+
+def _batched(fe: FunctionEmitter, instruction: HloInstruction, sizes: tuple, forms: tuple) -> None:
+    """One task per run of batch elements, each element's GEMM single-threaded (its
+    workspace on the task's stack): small batched products use every core."""
+    m, n, k, batch = sizes
+    trans_a, lda, trans_b, ldb = forms
+    et = instruction.shape.element_type
+    size = et.byte_width
+    lhs, rhs = instruction.operands
+    kernel = Kernel(fe, f"batched_{instruction.name}", 3, aliased=(0, 1))
+    kb = kernel.b
+    left, right, out = kernel.buffers
+    with for_range(kb, kernel.start, kernel.stop, "batch") as i:
+        emit_gemm(
+            fe, et, n, m, k, at(kb, right, b_mul(kb, i, k * n), size), lda,
+            at(kb, left, b_mul(kb, i, m * k), size), ldb, at(kb, out, b_mul(kb, i, m * n), size),
+            n, trans_a=trans_a, trans_b=trans_b, builder=kb,
+        )  # fmt: skip
+    kernel.finish()
+    pointers = [fe.pointer(fe.value(x)) for x in (lhs, rhs, instruction)]
+    fe.call_kernel(kernel.function, pointers, batch, batch * m * n * k >= PARALLEL_MIN_WORK)
+
+
+def b_mul(b: ir.IRBuilder, index: ir.Value, stride: int) -> ir.Value:
+    return b.mul(index, i64(stride))
 
 
 def _zero(fe: FunctionEmitter, slot: Slot) -> None:
@@ -265,11 +298,12 @@ def emit_gemm(
     builder: ir.IRBuilder | None = None,
     n_at: ir.Value | None = None,
 ) -> None:
-    """Column-major ``C (m x n) = op(A) (m x k) . op(B) (k x n)`` (``+ C`` if accumulating),
-    through BLAS; ``a``, ``b_`` and ``c`` are i8* values of ``builder``'s function (the
-    current one by default). ``n_at``, an i8* to an i32, gives n at run time instead.
-    Where BLAS may not be called (ahead-of-time objects, ``CpuOptions.gemm="xlapy"``), the
-    call goes to xlapy's loop GEMM (``linalg_gemm_loops``) with the same arguments."""
+    """Column-major ``C (m x n) = op(A) (m x k) . op(B) (k x n)`` (``+ C`` if accumulating);
+    ``a``, ``b_`` and ``c`` are i8* values of ``builder``'s function (the current one by
+    default; a kernel's builder means a pool task: the GEMM then stays on its thread).
+    ``n_at``, an i8* to an i32, gives n at run time instead, ``n`` then being the most
+    it can be (what xlapy's GEMM sizes its workspace for). xlapy's GEMM
+    (``linalg_gemm_library``) unless ``CpuOptions.gemm="openblas"`` (then scipy's BLAS)."""
     if getattr(fe.m, "gemm_loops", False):
         emit_gemm_loops(
             fe, et, m, n, k, a, lda, b_, ldb, c, ldc, trans_a=trans_a, trans_b=trans_b,

@@ -1,24 +1,31 @@
-"""xlapy's own GEMM as LLVM loops: what a dot runs where scipy's BLAS may not be called.
-
-Ahead-of-time objects (``xlapy.aot``) must not depend on OpenBLAS, so their dots and
-convolutions call this instead; the JIT can select it too (``CpuOptions.gemm="xlapy"``),
-which is how the tests compare an AOT binary with the JIT bit for bit.
+"""xlapy's own GEMM, generated through LLVM: what dots and convolutions run by default.
 
 The interface is BLAS's, column-major: ``C (m x n) = op(A) (m x k) . op(B) (k x n)``,
-``+ C`` when accumulating, sizes and leading dimensions at run time. One internal
-function per (element type, transposes, accumulate) is emitted into the module and
-called; LLVM inlines or keeps it as it sees fit.
+``+ C`` when accumulating, sizes and leading dimensions at run time, plus a workspace
+(``linalg_gemm_blocking.workspace_bytes``) and the number of threads it may use. The
+JIT calls one function per (vector width, element type, transposes, accumulate) compiled
+once per process (``linalg_gemm_library``); ahead-of-time objects get the same function
+emitted into the object (:func:`gemm_function`).
 
-Real types (f32, f64): cache blocks of ``_KC`` steps of k and ``_MC_ROWS`` rows of C; each
-block of A is packed into a stack buffer as slivers of ``W`` rows (zero past the last
-row), so that the micro-kernel reads A as one ``<W x T>`` vector per step whatever
-A's transpose; the micro-kernel keeps a ``W x NR`` tile of C in ``NR`` vector
-registers and adds ``a * broadcast(b)`` (``llvm.fmuladd``) for every step. Every
-element of C is summed in the order p = 0, 1, ..., k - 1 starting from 0 (or from C),
-whatever the blocking, so the result does not depend on the block sizes. Tiles at the
-edges of C go through a small stack tile. Complex types (c64, c128) run a plain
-j-p-i loop nest (the i loop vectorizes when A is not transposed), with the textbook
-product ``(ar*br - ai*bi, ar*bi + ai*br)``; the tuned micro-kernels are a later step.
+Real types (f32, f64), as BLIS computes (docs/gemm.md): k is cut into panels of at most
+KC steps; op(A) and op(B) are packed into the workspace for a whole group of panels (all
+of k where it fits; ``linalg_gemm_pack``: slivers of MR rows of A and NR columns of B;
+B not transposed is read in place instead, unless its columns are a multiple of 1 KiB
+apart), then C is computed block by block (about MC rows of A by a chunk of B's
+slivers, each task running the group's panels in order; ``linalg_gemm_kernel``'s MR x NR
+micro-kernel over every pair of slivers, B's sliver kept in L1 while A's block stays in
+L2). Both passes are tasks for xlapy's pool (``xlapy_parallel_for``, whose threads take
+chunks from an atomic counter: a core busy with other work holds up one chunk, not a
+fixed share) when there are several workers and at least ``PARALLEL_MIN_WORK``
+multiply-adds; else they run on the calling thread. About ``BLOCKS_PER_WORKER`` blocks
+per thread. Below ``SMALL_WORK`` multiply-adds nothing is packed: a plain loop nest.
+
+Numerics: every element of C is summed in the order p = 0, 1, ..., k - 1 from 0 (or
+from C) with ``llvm.fmuladd``, whatever the blocking, the vector width or the number of
+threads: results do not depend on them, and AOT objects compute what the JIT does bit
+for bit. With the library, pool tasks run under the caller's MXCSR (its FTZ/DAZ bits,
+``CpuOptions.flush_denormals``), so every thread rounds the same way.
+Complex types run ``linalg_gemm_complex``'s loop nest.
 """
 
 from __future__ import annotations
@@ -28,67 +35,115 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from ....types import PrimitiveType
+from ..flush_denormals import restore
 from ..ir_support import for_range, i64
-from ..llvm_types import F32, F64, I1, I8_PTR, I32, I64, VOID, NotEmittable
+from ..llvm_types import F32, F64, I1, I8_PTR, I8_PTR_PTR, I32, I64, KERNEL_TYPE, VOID
 from ..runtime import jit
+from ..runtime.native_runtime import worker_count
+from .linalg_gemm_blocking import GEMM_REAL_TYPES, Blocking, blocking, workspace_bytes
+from .linalg_gemm_complex import GEMM_COMPLEX_TYPES, emit_complex_gemm
+from .linalg_gemm_kernel import emit_small_gemm, micro_kernel, module_function
+from .linalg_gemm_pack import emit_pack_slivers
 
 if TYPE_CHECKING:
     from ..codegen import FunctionEmitter
 
 P = PrimitiveType
-_SCALAR = {P.F32: F32, P.F64: F64, P.C64: F32, P.C128: F64}
-# Register tiles by vector width (measured on a 1024^3 f32 GEMM, one core): with
-# AVX-512's 32 registers, 32 x 6 f32 (12 accumulators) ran 140 GFLOP/s against 80 for
-# 16 x 4; with AVX2's 16, 16 x 4 (8 accumulators) was the fastest tried (66 GFLOP/s).
-# (rows per sliver for f32, for f64, columns per tile).
-_TILES = {512: (32, 16, 6), 256: (16, 8, 4)}
-_KC = 256  # steps of k per cache block
-_MC_ROWS = 128  # rows of A per cache block (f32: 128 KiB of packed A with _KC)
-GEMM_LOOP_TYPES = frozenset(_SCALAR)
-GEMM_TYPE = ir.FunctionType(VOID, [I8_PTR, I8_PTR, I8_PTR] + [I64] * 6)
+_SCALAR = {P.F32: F32, P.F64: F64}
+GEMM_LOOP_TYPES = GEMM_REAL_TYPES | GEMM_COMPLEX_TYPES
+# void gemm(a, b, c, m, n, k, lda, ldb, ldc, workspace, workspace_bytes, workers)
+GEMM_TYPE = ir.FunctionType(VOID, [I8_PTR, I8_PTR, I8_PTR] + [I64] * 6 + [I8_PTR, I64, I64])
+PARALLEL_FOR_TYPE = ir.FunctionType(VOID, [KERNEL_TYPE.as_pointer(), I8_PTR_PTR, I64, I64])
+PARALLEL_MIN_WORK = 1 << 20  # multiply-adds (about 100^3): below, the calling thread only
+BLOCKS_PER_WORKER = 4
+PACK_GROUP = 8  # slivers per packing task
+SMALL_WORK = 20 * 20 * 20  # multiply-adds below which packing costs more than it saves
+# The workspace's bound: packed A and B for all of k where they fit (one group: two waits
+# on the pool per GEMM, which is what a core busy elsewhere costs), in the arena at the
+# top of a computation, on the thread's stack inside a kernel.
+GROUP_BYTES = 32 << 20
+KERNEL_GROUP_BYTES = 1 << 20
+# The slots of the table the GEMM hands its tasks (i8* each; integers as inttoptr).
+_SLOTS = ("a", "b", "c", "pack_a", "pack_b", "m", "n", "k", "lda", "ldb", "ldc",
+          "g0", "panels", "kc", "chunk", "row_slivers", "row_blocks", "groups_a", "groups_b",
+          "mxcsr", "direct")  # fmt: skip
+_SLOT = {name: i for i, name in enumerate(_SLOTS)}
 
 
-def emit_gemm_loops(
-    fe: FunctionEmitter,
-    et: PrimitiveType,
-    m: int,
-    n: int,
-    k: int,
-    a: ir.Value,
-    lda: int,
-    b_: ir.Value,
-    ldb: int,
-    c: ir.Value,
-    ldc: int,
-    *,
-    trans_a: str = "N",
-    trans_b: str = "N",
-    accumulate: bool = False,
-    builder: ir.IRBuilder | None = None,
-    n_at: ir.Value | None = None,
-) -> None:
-    """The call of ``linalg_dot.emit_gemm``'s interface, made to xlapy's loop GEMM."""
-    if et not in GEMM_LOOP_TYPES:
-        raise NotEmittable(f"no loop GEMM for {et.hlo_name}")
-    b = builder or fe.b
-    bits = getattr(fe.m, "gemm_vector_bits", None) or vector_bits(fe.m.options)
-    function = gemm_function(fe.m.ir, et, trans_a == "T", trans_b == "T", accumulate, bits)
-    if n_at is not None:
-        n_value = b.sext(b.load(b.bitcast(n_at, I32.as_pointer())), I64)
-    else:
-        n_value = i64(n)
-    sizes = [i64(m), n_value, i64(k), i64(max(1, lda)), i64(max(1, ldb)), i64(max(1, ldc))]
-    b.call(function, [a, b_, c, *sizes])
+def variant_name(
+    et: PrimitiveType, trans_a: bool, trans_b: bool, accumulate: bool, bits: int
+) -> str:
+    """The GEMM's symbol: ``xlapy_gemm_<bits>_<type>_<NN|NT|TN|TT>[_acc]``."""
+    flags = ("T" if trans_a else "N") + ("T" if trans_b else "N")
+    return f"xlapy_gemm_{bits}_{et.hlo_name}_{flags}" + ("_acc" if accumulate else "")
 
 
 def vector_bits(options: object) -> int:
-    """512 where the code's target has AVX-512, else 256 (the register tiles above)."""
+    """512 where the code's target has AVX-512, 256 with AVX2 and FMA, else 128."""
     target = jit.resolve_target(
         getattr(options, "target_cpu", None), getattr(options, "target_features", None)
     )
     if target.host:
-        return 512 if "+avx512f" in target.features.split(",") else 256
-    return 512 if "avx512f" in target.required_features() else 256
+        features = set(target.features.split(","))
+    else:
+        features = {"+" + f for f in target.required_features()}
+    if "+avx512f" in features:
+        return 512
+    return 256 if {"+avx2", "+fma"} <= features else 128
+
+
+def emit_gemm_call(
+    fe: FunctionEmitter,
+    function: ir.Function,
+    et: PrimitiveType,
+    bits: int,
+    m: int,
+    n: int,
+    k: int,
+    operands: tuple[ir.Value, int, ir.Value, int, ir.Value, int],
+    builder: ir.IRBuilder | None = None,
+    n_at: ir.Value | None = None,
+) -> None:
+    """Call ``function`` (``GEMM_TYPE``) on ``operands`` (a, lda, b, ldb, c, ldc). At the
+    top of a computation (no ``builder``) it may use the pool and its workspace is in
+    the arena; inside a kernel (a pool task already) it runs on that thread with its
+    workspace on the kernel's stack. ``n`` is the largest n when ``n_at`` (an i8* to an
+    i32) gives it at run time."""
+    a, lda, b_, ldb, c, ldc = operands
+    b = builder or fe.b
+    if n_at is not None:
+        n_value = b.sext(b.load(b.bitcast(n_at, I32.as_pointer())), I64)
+    else:
+        n_value = i64(n)
+    most = GROUP_BYTES if builder is None else KERNEL_GROUP_BYTES
+    size = max(64, workspace_bytes(et, bits, m, n, k, most))
+    if builder is None:
+        workspace = b.gep(fe.arena_base, [i64(_arena_workspace(fe.m, size))])
+        workers = worker_count()
+    else:
+        with b.goto_entry_block():
+            entry = b.function.entry_basic_block
+            if entry.instructions:
+                b.position_before(entry.instructions[0])
+            space = b.alloca(ir.IntType(8), i64(size), name="gemm_workspace")
+            space.align = 64
+        workspace, workers = space, 1
+    sizes = [i64(m), n_value, i64(k), i64(max(1, lda)), i64(max(1, ldb)), i64(max(1, ldc))]
+    b.call(function, [a, b_, c, *sizes, workspace, i64(size), i64(workers)])
+
+
+def _arena_workspace(module_emitter: object, size: int) -> int:
+    """An arena region of at least ``size`` bytes for a top-level GEMM's workspace. The
+    GEMMs at the top of computations run one at a time (a replica or a re-entrant call
+    has an arena of its own), so they share regions: the first that is big enough, else
+    a new one (an MLP's three dots take one region, not three)."""
+    regions = module_emitter.__dict__.setdefault("gemm_workspaces", [])
+    for offset, capacity in regions:
+        if capacity >= size:
+            return offset
+    offset = module_emitter.reserve(size, align=64)  # type: ignore[attr-defined]
+    regions.append((offset, size))
+    return offset
 
 
 def gemm_function(
@@ -98,239 +153,307 @@ def gemm_function(
     trans_b: bool,
     accumulate: bool,
     bits: int = 256,
+    *,
+    exported: bool = False,
+    mxcsr: bool = False,
 ) -> ir.Function:
-    """``void f(a, b, c, m, n, k, lda, ldb, ldc)`` for this combination, made once per module."""
-    name = f"xlapy_gemm_loops.{et.hlo_name}.{'T' if trans_a else 'N'}{'T' if trans_b else 'N'}"
-    name += ".acc" if accumulate else ""
+    """``GEMM_TYPE`` for this combination, made once per module (internal unless
+    ``exported``; ``mxcsr``: its pool tasks run under the caller's MXCSR, x86 only)."""
+    name = variant_name(et, trans_a, trans_b, accumulate, bits)
     existing = module.globals.get(name)
-    if existing is not None:
+    if existing is not None and not existing.is_declaration:
         return existing
-    function = ir.Function(module, GEMM_TYPE, name)
-    function.linkage = "internal"
+    function = existing or ir.Function(module, GEMM_TYPE, name)
+    if not exported:
+        function.linkage = "internal"
     for argument in function.args[:3]:
         argument.add_attribute("noalias")
-    if et in _SCALAR and et not in (P.C64, P.C128):
-        f32_rows, f64_rows, columns = _TILES.get(bits, _TILES[256])
-        rows = f32_rows if et is P.F32 else f64_rows
-        _RealGemm(function, et, trans_a, trans_b, accumulate).emit(rows, columns)
+    if et in GEMM_COMPLEX_TYPES:
+        emit_complex_gemm(function, et, trans_a, trans_b, accumulate)
     else:
-        _ComplexGemm(function, et, trans_a, trans_b, accumulate).emit()
+        _RealGemm(function, et, trans_a, trans_b, accumulate, blocking(et, bits), mxcsr).emit()
     return function
 
 
-class _GemmBody:
-    """Shared state of one GEMM function's body: typed pointers and element access."""
+class _RealGemm:
+    """The driver: panels of k, each packed then computed, as pool tasks or inline."""
 
     def __init__(
-        self, function: ir.Function, et: PrimitiveType, trans_a: bool, trans_b: bool, acc: bool
+        self,
+        function: ir.Function,
+        et: PrimitiveType,
+        trans_a: bool,
+        trans_b: bool,
+        accumulate: bool,
+        block: Blocking,
+        mxcsr: bool,
     ) -> None:
-        self.function = function
-        self.et = et
-        self.trans_a, self.trans_b, self.accumulate = trans_a, trans_b, acc
+        self.function, self.et, self.block = function, et, block
+        self.trans_a, self.trans_b, self.accumulate = trans_a, trans_b, accumulate
         self.scalar = _SCALAR[et]
-        self.complex = et in (P.C64, P.C128)
-        self.element = ir.VectorType(self.scalar, 2) if self.complex else self.scalar
-        self.b = ir.IRBuilder(function.append_basic_block("entry"))
-        a, b_, c, self.m, self.n, self.k, self.lda, self.ldb, self.ldc = function.args
-        pointer = self.element.as_pointer()
-        self.a, self.bm, self.c = (self.b.bitcast(x, pointer) for x in (a, b_, c))
-        self.align = et.byte_width // 2 if self.complex else et.byte_width
+        self.size = et.byte_width
+        self.mxcsr = mxcsr
+        self.module = function.module
+        self.kernel = micro_kernel(self.module, f"{function.name}.tile", self.scalar, block)
+        self.direct = None  # B read in place: only where B is not transposed (emit below)
+        if not trans_b:
+            name = f"{function.name}.tile_direct"
+            self.direct = micro_kernel(self.module, name, self.scalar, block, direct_b=True)
 
-    def at(self, base: ir.Value, row: ir.Value, column: ir.Value, ld: ir.Value, trans: bool):  # noqa: ANN201
-        """The address of element (row, column) of op(X) for column-major X."""
-        b = self.b
-        index = b.add(column, b.mul(row, ld)) if trans else b.add(row, b.mul(column, ld))
-        return b.gep(base, [index])
+    def emit(self) -> None:
+        function, block = self.function, self.block
+        b = ir.IRBuilder(function.append_basic_block("entry"))
+        a, b_, c, m, n, k, lda, ldb, ldc, workspace, workspace_size, workers = function.args
+        table = b.alloca(I8_PTR, i64(len(_SLOTS)), name="table")
+        mxcsr_word = b.alloca(I32, name="mxcsr")
+        b.store(I32(0), mxcsr_word)
+        if self.mxcsr:
+            stmxcsr = module_function(
+                self.module, "llvm.x86.sse.stmxcsr", ir.FunctionType(VOID, [I8_PTR])
+            )
+            b.call(stmxcsr, [b.bitcast(mxcsr_word, I8_PTR)])
 
-    def a_at(self, i: ir.Value, p: ir.Value) -> ir.Value:
-        return self.at(self.a, i, p, self.lda, self.trans_a)
+        def put(name: str, value: ir.Value) -> None:
+            if value.type != I8_PTR:
+                value = b.inttoptr(b.zext(value, I64) if value.type != I64 else value, I8_PTR)
+            b.store(value, b.gep(table, [i64(_SLOT[name])]))
 
-    def b_at(self, p: ir.Value, j: ir.Value) -> ir.Value:
-        return self.at(self.bm, p, j, self.ldb, self.trans_b)
-
-    def c_at(self, i: ir.Value, j: ir.Value) -> ir.Value:
-        return self.at(self.c, i, j, self.ldc, False)
-
-    def load(self, pointer: ir.Value) -> ir.Value:
-        return self.b.load(pointer, align=self.align)
-
-    def store(self, value: ir.Value, pointer: ir.Value) -> None:
-        self.b.store(value, pointer, align=self.align)
-
-    def minimum(self, x: ir.Value, y: ir.Value) -> ir.Value:
-        return self.b.select(self.b.icmp_signed("<", x, y), x, y)
-
-    def blocks(self, total: ir.Value, size: int) -> ir.Value:
-        return self.b.udiv(self.b.add(total, i64(size - 1)), i64(size))
-
-    def zero_c_when_k_is_empty(self) -> None:
-        """k = 0: C = 0 (or stays C when accumulating)."""
-        b = self.b
-        empty = b.icmp_signed("==", self.k, i64(0))
-        with b.if_then(empty):
-            if not self.accumulate:
-                with for_range(b, 0, self.n, "zj") as j, for_range(b, 0, self.m, "zi") as i:
-                    self.store(ir.Constant(self.element, None), self.c_at(i, j))
+        empty = b.or_(b.icmp_signed("<=", m, i64(0)), b.icmp_signed("<=", n, i64(0)))
         with b.if_then(empty):
             b.ret_void()
-
-
-class _RealGemm(_GemmBody):
-    def emit(self, width: int, columns: int) -> None:
-        b = self.b
-        self.nr = columns
-        mc_rows = max(width, _MC_ROWS // width * width)
-        vector = ir.VectorType(self.scalar, width)
-        self.vector = vector
-        module = self.function.module
-        intrinsic = f"llvm.fmuladd.v{width}{'f32' if self.scalar is F32 else 'f64'}"
-        self.fmuladd = module.globals.get(intrinsic) or ir.Function(
-            module, ir.FunctionType(vector, [vector] * 3), intrinsic
-        )
-        packed = b.alloca(self.scalar, i64(mc_rows * _KC), name="packed")
-        packed.align = 64
-        tile = b.alloca(self.scalar, i64(width * self.nr), name="tile")
-        tile.align = 64
-        self.accumulators = [b.alloca(vector, name=f"acc{j}") for j in range(columns)]
-        self.packed, self.tile, self.width = packed, tile, width
-        self.zero_c_when_k_is_empty()
-        with for_range(b, 0, self.blocks(self.k, _KC), "kb") as kb:
-            p0 = b.mul(kb, i64(_KC))
-            kc = self.minimum(i64(_KC), b.sub(self.k, p0))
-            fresh = b.icmp_signed("==", kb, i64(0))
-            if self.accumulate:
-                fresh = ir.Constant(I1, 0)
-            with for_range(b, 0, self.blocks(self.m, mc_rows), "ib") as ib:
-                i0 = b.mul(ib, i64(mc_rows))
-                mc = self.minimum(i64(mc_rows), b.sub(self.m, i0))
-                slivers = self.blocks(mc, width)
-                self._pack(i0, p0, kc, slivers)
-                with for_range(b, 0, self.blocks(self.n, self.nr), "jb") as jb:
-                    j0 = b.mul(jb, i64(self.nr))
-                    cols = self.minimum(i64(self.nr), b.sub(self.n, j0))
-                    with for_range(b, 0, slivers, "s") as s:
-                        rows = self.minimum(i64(width), b.sub(mc, b.mul(s, i64(width))))
-                        first_row = b.add(i0, b.mul(s, i64(width)))
-                        self._tile(s, first_row, rows, j0, cols, p0, kc, fresh)
-        b.ret_void()
-
-    def _pack(self, i0: ir.Value, p0: ir.Value, kc: ir.Value, slivers: ir.Value) -> None:
-        """packed[(s * KC + pp) * W + r] = A(i0 + s * W + r, p0 + pp), 0 past the last row."""
-        b, width = self.b, self.width
-        last_row = b.sub(self.m, i64(1))
-        zero = ir.Constant(self.scalar, 0.0)
-        with for_range(b, 0, slivers, "ps") as s:
-            base_row = b.add(i0, b.mul(s, i64(width)))
-            with for_range(b, 0, kc, "pp") as pp:
-                p = b.add(p0, pp)
-                slot = b.mul(b.add(b.mul(s, i64(_KC)), pp), i64(width))
-                for r in range(width):
-                    row = b.add(base_row, i64(r))
-                    value = self.load(self.a_at(self.minimum(row, last_row), p))
-                    inside = b.icmp_signed("<", row, self.m)
-                    b.store(
-                        b.select(inside, value, zero), b.gep(self.packed, [b.add(slot, i64(r))])
-                    )
-
-    def _vector_at(self, pointer: ir.Value) -> ir.Value:
-        return self.b.bitcast(pointer, self.vector.as_pointer())
-
-    def _tile(
-        self,
-        s: ir.Value,
-        first_row: ir.Value,
-        rows: ir.Value,
-        j0: ir.Value,
-        cols: ir.Value,
-        p0: ir.Value,
-        kc: ir.Value,
-        fresh: ir.Value,
-    ) -> None:
-        """One W x NR tile of C: initialize, run the k block, store."""
-        b, width = self.b, self.width
-        full = b.and_(
-            b.icmp_signed("==", rows, i64(width)), b.icmp_signed("==", cols, i64(self.nr))
-        )
-        zero_vector = ir.Constant(self.vector, None)
-        last_row, last_col = b.sub(self.m, i64(1)), b.sub(self.n, i64(1))
-        columns = [self.minimum(b.add(j0, i64(j)), last_col) for j in range(self.nr)]
-        with b.if_else(full) as (whole, edge):
-            with whole:
-                for j, acc in enumerate(self.accumulators):
-                    loaded = b.load(
-                        self._vector_at(self.c_at(first_row, columns[j])), align=self.align
-                    )
-                    b.store(b.select(fresh, zero_vector, loaded), acc)
-            with edge:
-                # The tile from C's valid part, zeros elsewhere (read at clamped indices).
-                zero = ir.Constant(self.scalar, 0.0)
-                for j in range(self.nr):
-                    column_ok = b.icmp_signed("<", i64(j), cols)
-                    for r in range(width):
-                        row = b.add(first_row, i64(r))
-                        value = self.load(self.c_at(self.minimum(row, last_row), columns[j]))
-                        ok = b.and_(column_ok, b.icmp_signed("<", i64(r), rows))
-                        keep = b.and_(ok, b.not_(fresh))
-                        b.store(b.select(keep, value, zero), b.gep(self.tile, [i64(j * width + r)]))
-                for j, acc in enumerate(self.accumulators):
-                    tile_j = self._vector_at(b.gep(self.tile, [i64(j * width)]))
-                    b.store(b.load(tile_j, align=64), acc)
-        with for_range(b, 0, kc, "p") as pp:
-            slot = b.mul(b.add(b.mul(s, i64(_KC)), pp), i64(width))
-            a = b.load(self._vector_at(b.gep(self.packed, [slot])), align=64)
-            p = b.add(p0, pp)
-            for j, acc in enumerate(self.accumulators):
-                bj = self.load(self.b_at(p, columns[j]))
-                splat = b.insert_element(ir.Constant(self.vector, None), bj, I32(0))
-                splat = b.shuffle_vector(
-                    splat,
-                    ir.Constant(self.vector, None),
-                    ir.Constant(ir.VectorType(I32, width), [0] * width),
-                )
-                b.store(b.call(self.fmuladd, [a, splat, b.load(acc)]), acc)
-        with b.if_else(full) as (whole, edge):
-            with whole:
-                for j, acc in enumerate(self.accumulators):
-                    b.store(
-                        b.load(acc),
-                        self._vector_at(self.c_at(first_row, columns[j])),
-                        align=self.align,
-                    )
-            with edge:
-                for j, acc in enumerate(self.accumulators):
-                    b.store(
-                        b.load(acc), self._vector_at(b.gep(self.tile, [i64(j * width)])), align=64
-                    )
-                with for_range(b, 0, cols, "ej") as j:
-                    with for_range(b, 0, rows, "er") as r:
-                        value = b.load(b.gep(self.tile, [b.add(b.mul(j, i64(width)), r)]))
-                        self.store(value, self.c_at(b.add(first_row, r), b.add(j0, j)))
-
-
-class _ComplexGemm(_GemmBody):
-    def emit(self) -> None:
-        b = self.b
-        self.zero_c_when_k_is_empty()
-        zero = ir.Constant(self.element, None)
-        with for_range(b, 0, self.n, "j") as j:
+        with b.if_then(b.icmp_signed("<=", k, i64(0))):
             if not self.accumulate:
-                with for_range(b, 0, self.m, "zi") as i:
-                    self.store(zero, self.c_at(i, j))
-            with for_range(b, 0, self.k, "p") as p:
-                factor = self.load(self.b_at(p, j))
-                br, bi = (b.extract_element(factor, I32(x)) for x in (0, 1))
-                with for_range(b, 0, self.m, "i") as i:
-                    pointer = self.c_at(i, j)
-                    total = self.load(pointer)
-                    ab = self.load(self.a_at(i, p))
-                    ar, ai = (b.extract_element(ab, I32(x)) for x in (0, 1))
-                    re = b.fsub(b.fmul(ar, br), b.fmul(ai, bi))
-                    im = b.fadd(b.fmul(ar, bi), b.fmul(ai, br))
-                    tr, ti = (b.extract_element(total, I32(x)) for x in (0, 1))
-                    out = b.insert_element(zero, b.fadd(tr, re), I32(0))
-                    out = b.insert_element(out, b.fadd(ti, im), I32(1))
-                    self.store(out, pointer)
+                zero = ir.Constant(self.scalar, 0.0)
+                cp = b.bitcast(c, self.scalar.as_pointer())
+                with for_range(b, 0, n, "zj") as j, for_range(b, 0, m, "zi") as i:
+                    b.store(zero, b.gep(cp, [b.add(i, b.mul(j, ldc))]), align=self.size)
+            b.ret_void()
+        small = b.icmp_signed("<", b.mul(b.mul(m, n), k), i64(SMALL_WORK))
+        with b.if_then(small):
+            typed = tuple(self._typed(b, x) for x in (a, b_, c))
+            sizes = (m, n, k, lda, ldb, ldc)
+            emit_small_gemm(
+                b, self.scalar, typed, sizes, self.trans_a, self.trans_b, self.accumulate
+            )
+            b.ret_void()
+        m_padded = _round_up(b, m, block.mr)
+        n_padded = _round_up(b, n, block.nr)
+        # The workspace holds ``span`` steps of k packed (at least one); panels of KC
+        # steps at most, as many per group as fit: each group is packed by one pass of
+        # tasks and computed by another, two waits on the pool per group (one group for
+        # the workspace the callers reserve up to GROUP_BYTES).
+        per_step = b.mul(b.add(m_padded, n_padded), i64(self.size))
+        span = b.udiv(workspace_size, per_step)
+        span = b.select(b.icmp_signed("<", span, i64(1)), i64(1), _minimum(b, span, k))
+        kc = _minimum(b, i64(block.kc), span)
+        group_steps = b.mul(b.udiv(span, kc), kc)
+        pack_b = b.gep(workspace, [b.mul(b.mul(m_padded, group_steps), i64(self.size))])
+        slivers_a = b.udiv(m_padded, i64(block.mr))
+        slivers_b = b.udiv(n_padded, i64(block.nr))
+        # Row blocks of at most MC rows, as equal as whole slivers allow (640 + 384 rows
+        # would leave one thread idle for a third of the time).
+        row_blocks = _blocks(b, m, block.mc)
+        row_slivers = _blocks_of(b, slivers_a, row_blocks)  # A's slivers per row block
+        row_blocks = _blocks_of(b, slivers_a, row_slivers)
+        work = b.mul(b.mul(m, n), k)
+        parallel = b.and_(
+            b.icmp_signed(">", workers, i64(1)), b.icmp_signed(">=", work, i64(PARALLEL_MIN_WORK))
+        )
+        wanted = b.select(parallel, b.mul(workers, i64(BLOCKS_PER_WORKER)), i64(1))
+        column_chunks = _minimum(b, _blocks_of(b, wanted, row_blocks), slivers_b)
+        chunk = _blocks_of(b, slivers_b, column_chunks)  # B's slivers per chunk
+        column_chunks = _blocks_of(b, slivers_b, chunk)
+        # B not transposed: its columns are contiguous runs, which the micro-kernel reads
+        # in place, saving the pack (a transposing copy that costs a fifth of the product
+        # where m is small: im2col's convolutions). Not where columns are a multiple of
+        # 1 KiB apart: the NR columns would share L1 sets.
+        if not self.trans_b:
+            aliased = b.urem(b.mul(ldb, i64(self.size)), i64(1024))
+            direct = b.icmp_signed("!=", aliased, i64(0))
+        else:
+            direct = ir.Constant(I1, 0)
+        groups_a = _blocks(b, slivers_a, PACK_GROUP)
+        groups_b = b.select(direct, i64(0), _blocks(b, slivers_b, PACK_GROUP))
+        for name, value in (("a", a), ("b", b_), ("c", c), ("pack_a", workspace),
+                            ("pack_b", pack_b), ("m", m), ("n", n), ("k", k), ("lda", lda),
+                            ("ldb", ldb), ("ldc", ldc), ("chunk", chunk), ("kc", kc),
+                            ("row_slivers", row_slivers), ("row_blocks", row_blocks),
+                            ("groups_a", groups_a), ("groups_b", groups_b),
+                            ("direct", direct), ("mxcsr", b.load(mxcsr_word))):  # fmt: skip
+            put(name, value)
+        pack_task = self._task("pack", self._emit_pack)
+        compute_task = self._task("compute", self._emit_compute)
+        parallel_for = module_function(self.module, "xlapy_parallel_for", PARALLEL_FOR_TYPE)
+        with for_range(b, 0, _blocks_of(b, k, group_steps), "group") as group:
+            g0 = b.mul(group, group_steps)
+            panels = _blocks_of(b, _minimum(b, group_steps, b.sub(k, g0)), kc)
+            put("g0", g0)
+            put("panels", panels)
+            for task, count in (
+                (pack_task, b.mul(panels, b.add(groups_a, groups_b))),
+                (compute_task, b.mul(row_blocks, column_chunks)),
+            ):
+                with b.if_else(parallel) as (pooled, inline):
+                    with pooled:
+                        b.call(parallel_for, [task, table, count, workers])
+                    with inline:
+                        b.call(task, [table, i64(0), count])
         b.ret_void()
 
+    def _panel(self, b: ir.IRBuilder, s: dict, q: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
+        """Panel ``q`` of the group: its first step, its depth, and its offset (elements)
+        into A's and B's regions per row/column: q * KC."""
+        p0 = b.add(s["g0"], b.mul(q, s["kc"]))
+        return p0, _minimum(b, s["kc"], b.sub(s["k"], p0)), b.mul(q, s["kc"])
 
-__all__ = ["GEMM_LOOP_TYPES", "emit_gemm_loops", "gemm_function"]
+    # -- tasks ---------------------------------------------------------------------------
+    def _task(self, what: str, body) -> ir.Function:  # noqa: ANN001
+        """``void task(table, start, stop)``: ``body(b, slots, index)`` for each index."""
+        task = ir.Function(self.module, KERNEL_TYPE, f"{self.function.name}.{what}")
+        task.linkage = "internal"
+        b = ir.IRBuilder(task.append_basic_block("entry"))
+        table, start, stop = task.args
+        slots = {name: b.load(b.gep(table, [i64(i)]), name=name) for i, name in enumerate(_SLOTS)}
+        for name in _SLOTS:
+            if name not in ("a", "b", "c", "pack_a", "pack_b"):
+                slots[name] = b.ptrtoint(slots[name], I64)
+        saved = None
+        if self.mxcsr:
+            saved = b.alloca(I32)
+            wanted = b.alloca(I32)
+            b.store(b.trunc(slots["mxcsr"], I32), wanted)
+            stmxcsr = module_function(
+                self.module, "llvm.x86.sse.stmxcsr", ir.FunctionType(VOID, [I8_PTR])
+            )
+            ldmxcsr = module_function(
+                self.module, "llvm.x86.sse.ldmxcsr", ir.FunctionType(VOID, [I8_PTR])
+            )
+            b.call(stmxcsr, [b.bitcast(saved, I8_PTR)])
+            b.call(ldmxcsr, [b.bitcast(wanted, I8_PTR)])
+        with for_range(b, start, stop, f"{what}_index") as index:
+            body(b, slots, index)
+        if saved is not None:
+            restore(b, saved)
+        b.ret_void()
+        return task
+
+    def _typed(self, b: ir.IRBuilder, pointer: ir.Value) -> ir.Value:
+        return b.bitcast(pointer, self.scalar.as_pointer())
+
+    def _emit_pack(self, b: ir.IRBuilder, s: dict, index: ir.Value) -> None:
+        """Task ``index``: panel ``index // (A's + B's groups)``, then a group of
+        ``PACK_GROUP`` slivers of A's panel, or, past A's groups, of B's."""
+        block = self.block
+        per_panel = b.add(s["groups_a"], s["groups_b"])
+        q, index = b.udiv(index, per_panel), b.urem(index, per_panel)
+        p0, kc, offset = self._panel(b, s, q)
+        slivers_a = b.udiv(_round_up(b, s["m"], block.mr), i64(block.mr))
+        slivers_b = b.udiv(_round_up(b, s["n"], block.nr), i64(block.nr))
+        a, bm = self._typed(b, s["a"]), self._typed(b, s["b"])
+        lda, ldb = s["lda"], s["ldb"]
+
+        def a_at(row: ir.Value, step: ir.Value) -> ir.Value:
+            if self.trans_a:
+                return b.gep(a, [b.add(step, b.mul(row, lda))])
+            return b.gep(a, [b.add(row, b.mul(step, lda))])
+
+        def b_at(column: ir.Value, step: ir.Value) -> ir.Value:
+            if self.trans_b:
+                return b.gep(bm, [b.add(column, b.mul(step, ldb))])
+            return b.gep(bm, [b.add(step, b.mul(column, ldb))])
+
+        def pack(at, where, group, count, lanes, total, adjacent) -> None:  # noqa: ANN001
+            first = b.mul(group, i64(PACK_GROUP))
+            stop = _minimum(b, count, b.add(first, i64(PACK_GROUP)))
+            padded = b.mul(b.udiv(b.add(total, i64(lanes - 1)), i64(lanes)), i64(lanes))
+            region = b.gep(self._typed(b, s[where]), [b.mul(offset, padded)])
+            emit_pack_slivers(
+                b, at, region, (first, stop), lanes, total, p0, kc, adjacent, self.size,
+                block.width,
+            )  # fmt: skip
+
+        with b.if_else(b.icmp_signed("<", index, s["groups_a"])) as (of_a, of_b):
+            with of_a:
+                pack(a_at, "pack_a", index, slivers_a, block.mr, s["m"], not self.trans_a)
+            with of_b:
+                group = b.sub(index, s["groups_a"])
+                pack(b_at, "pack_b", group, slivers_b, block.nr, s["n"], self.trans_b)
+
+    def _emit_compute(self, b: ir.IRBuilder, s: dict, index: ir.Value) -> None:
+        """Block ``index``: rows ``[ib * MC, ...)`` by B's sliver chunk ``jb``."""
+        block = self.block
+        m, n, ldc = s["m"], s["n"], s["ldc"]
+        row_blocks = s["row_blocks"]
+        ib, jb = b.urem(index, row_blocks), b.udiv(index, row_blocks)
+        slivers_a = b.udiv(_round_up(b, m, block.mr), i64(block.mr))
+        slivers_b = b.udiv(_round_up(b, n, block.nr), i64(block.nr))
+        per_block = s["row_slivers"]
+        first_a = b.mul(ib, per_block)
+        last_a = _minimum(b, slivers_a, b.add(first_a, per_block))
+        first_b = b.mul(jb, s["chunk"])
+        last_b = _minimum(b, slivers_b, b.add(first_b, s["chunk"]))
+        c = self._typed(b, s["c"])
+        direct = b.trunc(s["direct"], I1)
+        m_padded = b.mul(slivers_a, i64(block.mr))
+        n_padded = b.mul(slivers_b, i64(block.nr))
+        with for_range(b, 0, s["panels"], "q") as q:
+            p0, kc, offset = self._panel(b, s, q)
+            pack_a = b.gep(self._typed(b, s["pack_a"]), [b.mul(offset, m_padded)])
+            pack_b = b.gep(self._typed(b, s["pack_b"]), [b.mul(offset, n_padded)])
+            fresh = b.icmp_signed("==", p0, i64(0))
+            fresh = ir.Constant(I1, 0) if self.accumulate else fresh
+            with for_range(b, first_b, last_b, "jr") as t:
+                j0 = b.mul(t, i64(block.nr))
+                cols = _minimum(b, i64(block.nr), b.sub(n, j0))
+                packed_sliver = b.gep(pack_b, [b.mul(j0, kc)])
+                in_place = b.gep(self._typed(b, s["b"]), [b.add(p0, b.mul(j0, s["ldb"]))])
+                b_sliver = b.select(direct, in_place, packed_sliver)
+                b_step = b.select(direct, i64(1), i64(block.nr))
+                b_column = b.select(direct, s["ldb"], i64(1))
+                with for_range(b, first_a, last_a, "ir") as sa:
+                    i0 = b.mul(sa, i64(block.mr))
+                    rows = _minimum(b, i64(block.mr), b.sub(m, i0))
+                    a_sliver = b.gep(pack_a, [b.mul(i0, kc)])
+                    tile = b.gep(c, [b.add(i0, b.mul(j0, ldc))])
+                    arguments = [b.bitcast(x, I8_PTR) for x in (a_sliver, b_sliver, tile)]
+                    arguments += [ldc, rows, cols, kc, fresh, b_step, b_column]
+                    if self.direct is None:
+                        b.call(self.kernel, arguments)
+                    else:
+                        with b.if_else(direct) as (read_in_place, read_packed):
+                            with read_in_place:
+                                b.call(self.direct, arguments)
+                            with read_packed:
+                                b.call(self.kernel, arguments)
+
+
+def _minimum(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    return b.select(b.icmp_signed("<", x, y), x, y)
+
+
+def _blocks_of(b: ir.IRBuilder, total: ir.Value, size: ir.Value) -> ir.Value:
+    """ceil(total / size) for run-time ``size`` (at least 1)."""
+    size = b.select(b.icmp_signed("<", size, i64(1)), i64(1), size)
+    return b.udiv(b.add(total, b.sub(size, i64(1))), size)
+
+
+def _blocks(b: ir.IRBuilder, total: ir.Value, size: int | ir.Value) -> ir.Value:
+    if isinstance(size, int):
+        return b.udiv(b.add(total, i64(size - 1)), i64(size))
+    return _blocks_of(b, total, size)
+
+
+def _round_up(b: ir.IRBuilder, x: ir.Value, step: int) -> ir.Value:
+    return b.mul(_blocks(b, x, step), i64(step))
+
+
+__all__ = [
+    "BLOCKS_PER_WORKER",
+    "GEMM_LOOP_TYPES",
+    "GEMM_TYPE",
+    "PARALLEL_MIN_WORK",
+    "emit_gemm_call",
+    "gemm_function",
+    "variant_name",
+    "vector_bits",
+]

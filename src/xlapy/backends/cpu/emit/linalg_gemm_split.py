@@ -1,5 +1,5 @@
-"""A GEMM split by rows over xlapy's own thread pool, each piece a single-threaded BLAS
-call.
+"""A GEMM split by rows over xlapy's own thread pool, each piece a single-threaded GEMM
+(xlapy's own, or a BLAS call with OpenBLAS told to use one thread).
 
 Why: OpenBLAS threads a GEMM itself, with its own pool whose threads spin on the
 cores between calls and synchronize inside each call; on this two-core machine that
@@ -58,7 +58,8 @@ def emit_row_blocks(
     ``emit_block(b, buffers, first_row, count_at, scratch)`` emits the BLAS calls of one
     block (``count_at``: an i8* to the i32 row count, as BLAS takes sizes; ``scratch``:
     ``scratch_bytes`` of the running thread's stack), which run with OpenBLAS
-    single-threaded. The buffers may alias one another."""
+    single-threaded (xlapy's GEMM stays on the task's thread by itself). The buffers may
+    alias one another."""
     kernel = Kernel(fe, name, len(pointers), aliased=range(len(pointers)))
     b = kernel.b
     count_slot = b.alloca(I32)
@@ -76,7 +77,10 @@ def emit_row_blocks(
             b.store(b.trunc(count, I32), count_slot)
             emit_block(b, kernel.buffers, first, count_at, scratch)
 
-    single_threaded(b, body)
+    if getattr(fe.m, "gemm_loops", False):  # type: ignore[attr-defined]
+        body()  # xlapy's GEMM: inside a task it runs on that thread anyway
+    else:
+        single_threaded(b, body)
     kernel.finish()
     fe.call_kernel(kernel.function, pointers, rows, True)  # type: ignore[attr-defined]
 

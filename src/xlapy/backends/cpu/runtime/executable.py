@@ -92,7 +92,7 @@ class CpuOptions:
     # Who computes dots and convolutions: "xlapy", xlapy's own GEMM generated through LLVM
     # (emit.linalg_gemm_loops; what ahead-of-time objects run, so the JIT computes bit for
     # bit what an AOT binary does), or "openblas", scipy's BLAS (kept for comparison).
-    gemm: str = "openblas"
+    gemm: str = "xlapy"
     # Code for an ahead-of-time object (xlapy.aot), set by xlapy.aot.compile only:
     # constants as globals of the module, no Python, no absolute addresses. Such code is
     # never handed to the JIT.
@@ -153,6 +153,17 @@ class CompiledProgram:
     timings: dict[str, float] = field(default_factory=dict)
     profile_sites: list = field(default_factory=list)  # profiling.ProfileSite per site number
 
+    @property
+    def name(self) -> str:
+        """The module's name (a program loaded from the persistent cache knows it without
+        parsing its module)."""
+        return self.module.name
+
+    @property
+    def dynamic_signature(self) -> Any:
+        """The padded entry's dynamic-size signature, or None for static shapes."""
+        return _dynamic_signature(self.module)
+
 
 class CpuExecutable:
     platform = PLATFORM
@@ -184,7 +195,7 @@ class CpuExecutable:
         # Dynamic dimensions (passes/expand/dynamic_padder): the padded entry takes each
         # dynamic size as one more s32[] parameter and returns the result's sizes after
         # its leaves; arguments are padded to their bounds and results trimmed here.
-        self._dynamic = _dynamic_signature(program.module)
+        self._dynamic = program.dynamic_signature
         if self._dynamic is not None:
             self._result_leaves = [
                 default_layout_shape(s) for s in _leaf_shapes(program.module.entry.root.shape)
@@ -192,7 +203,7 @@ class CpuExecutable:
         self._result_shape = declared.result
         self._lock = threading.Lock()
         self._owner: int | None = None  # the thread running on the shared arena
-        name = program.module.name
+        name = program.name
         check_allocation(program.arena_size, f"the temporaries of {name} (its arena)")
         for k, leaf in enumerate(self._result_leaves):
             check_allocation(leaf.byte_size(), f"result {k} ({leaf}) of {name}")

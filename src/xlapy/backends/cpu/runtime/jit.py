@@ -22,6 +22,12 @@ Who owns which llvmlite object, and which thread may touch it:
   pass manager (all closed before :func:`compile_module` returns), and one target machine,
   which optimizes the module and then belongs to the engine. Parsing and optimizing run
   outside the lock, so threads compile in parallel.
+* a compile split into parts (``ir_partition``; ``XLAPY_COMPILE_THREADS``, default one
+  part per core up to 4): each part gets its own context, module, pipeline and target
+  machine in one thread of :func:`_pool` (the first part on the caller's thread), and the
+  two calls that take the time (the pass pipeline, object emission) bypass llvmlite's
+  process-wide lock, which would otherwise serialize them (:func:`_unlocked`). The
+  objects are linked in one engine with no module of its own (:func:`_object_engine`).
 * MCJIT (creating an engine, finalizing its code, freeing it) resolves symbols through
   the process-wide tables: serialized with ``_lock``.
 * An engine (and its context, freed after it) lives exactly as long as its
@@ -47,6 +53,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import llvmlite
@@ -56,6 +63,7 @@ from llvmlite import ir
 from ....errors import InternalError, InvalidArgumentError
 
 ENV_TARGET = "XLAPY_CPU_TARGET"
+ENV_THREADS = "XLAPY_COMPILE_THREADS"
 _lock = threading.RLock()  # re-entrant: an engine freed by the GC inside a locked region
 _state: dict[str, object] = {}
 
@@ -288,9 +296,10 @@ class CompiledCode:
     target: Target = field(default_factory=host_target)
     assembly: str = ""
     owner: _Engine | None = field(default=None, repr=False)
-    # The relocatable object MCJIT made (``compile_module(keep_object=True)``): what the
-    # persistent compile cache stores, and ``load_object`` maps into another process.
-    object_code: bytes = field(default=b"", repr=False)
+    # The relocatable objects the code was made of (``compile_module(keep_object=True)``;
+    # one per partition): what the persistent compile cache stores, and ``load_object``
+    # maps into another process.
+    objects: tuple[bytes, ...] = field(default=(), repr=False)
     # The functions the code calls that it does not define (LLVM intrinsics aside): what
     # must resolve before ``object_code`` can be loaded elsewhere.
     external_symbols: tuple[str, ...] = ()
@@ -319,7 +328,39 @@ def _free_pass_manager(manager: llvm.ModulePassManager) -> None:
         manager.close()
 
 
-def _optimize(parsed: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) -> None:
+def _unlocked(name: str) -> Callable[..., object]:
+    """llvmlite's C function ``name`` without llvmlite's process-wide lock.
+
+    llvmlite serializes every call into LLVM with one lock, so threads never overlap
+    there. LLVM itself allows concurrent work on objects that share nothing (a context,
+    its module, a target machine and a pass pipeline per thread): that is the only use
+    made of this, by :func:`_compile_part`. ctypes releases the GIL during the call."""
+    locked = getattr(llvm.ffi.lib, name)  # llvmlite sets the argument and result types here
+    try:
+        return llvm.ffi.lib._fntab[name]._cfn  # noqa: SLF001
+    except (AttributeError, KeyError, TypeError):
+        # Another llvmlite keeps its functions elsewhere: the parts still compile, one
+        # after the other, behind the lock.
+        return locked
+
+
+def _emit_object(tm: llvm.TargetMachine, module: llvm.ModuleRef) -> bytes:
+    """``tm.emit_object(module)``, outside llvmlite's lock (see :func:`_unlocked`)."""
+    with llvm.ffi.OutputString() as error:
+        buffer = _unlocked("LLVMPY_TargetMachineEmitToMemory")(tm, module, 1, error)
+        if not buffer:
+            raise InternalError(f"LLVM could not emit an object: {error}")
+    try:
+        return ctypes.string_at(
+            llvm.ffi.lib.LLVMPY_GetBufferStart(buffer), llvm.ffi.lib.LLVMPY_GetBufferSize(buffer)
+        )
+    finally:
+        llvm.ffi.lib.LLVMPY_DisposeMemoryBuffer(buffer)
+
+
+def _optimize(
+    parsed: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int, unlocked: bool = False
+) -> None:
     pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
     try:
         pto.loop_vectorization = True
@@ -331,7 +372,10 @@ def _optimize(parsed: llvm.ModuleRef, tm: llvm.TargetMachine, opt_level: int) ->
         try:
             manager = builder.getModulePassManager()
             try:
-                manager.run(parsed, builder)
+                if unlocked:  # a thread's own module and pipeline (_compile_part)
+                    _unlocked("LLVMPY_RunNewModulePassManager")(manager, parsed, builder)
+                else:
+                    manager.run(parsed, builder)
             finally:
                 _free_pass_manager(manager)
         finally:
@@ -349,13 +393,19 @@ def compile_module(
     target: Target | None = None,
     text: str | None = None,
     keep_object: bool = False,
+    parts: list[str] | None = None,
 ) -> CompiledCode:
     """Verify, optimize (O``opt_level``, vectorizers on) and JIT-compile ``module`` for
     ``target`` (default: :func:`resolve_target`'s). ``text``: ``str(module)`` where the
     caller has it already (rendering a big module costs milliseconds). ``keep_object``:
-    keep the object code MCJIT made (:attr:`CompiledCode.object_code`)."""
+    keep the object code MCJIT made (:attr:`CompiledCode.objects`). ``parts``: the
+    module split by ``ir_partition.split_module``, compiled in parallel threads and
+    linked in one engine (unless the optimized IR or the assembly is asked for, which
+    come from the whole module)."""
     _initialize()
     target = target or resolve_target()
+    if parts and len(parts) > 1 and not keep_ir and not keep_asm:
+        return _compile_parts(module, parts, opt_level, target, keep_object)
     timings: dict[str, float] = {}
     start = time.perf_counter()
     text = str(module) if text is None else text
@@ -406,7 +456,95 @@ def compile_module(
     timings["codegen"] = time.perf_counter() - start
     code = CompiledCode(engine, optimized_ir, timings, target, assembly, owner)
     if keep_object and len(objects) == 1:
-        code.object_code = objects[0]
+        code.objects = (objects[0],)
+        code.external_symbols = _external_symbols(module)
+    return code
+
+
+def _compile_part(text: str, name: str, opt_level: int, target: Target) -> tuple[bytes, list]:
+    """One part to an object, on the calling thread, with a context and a target
+    machine of its own (freed before returning); and its phases' times."""
+    start = time.perf_counter()
+    context = llvm.create_context()
+    try:
+        try:
+            parsed = llvm.parse_assembly(text, context=context)
+            parsed.verify()
+        except RuntimeError as e:
+            raise InternalError(f"xlapy produced invalid LLVM IR for {name}: {e}") from e
+        parsed_at = time.perf_counter()
+        tm = new_target_machine(target)
+        try:
+            if opt_level > 0:
+                _optimize(parsed, tm, opt_level, unlocked=True)
+            optimized_at = time.perf_counter()
+            data = _emit_object(tm, parsed)
+        finally:
+            tm.close()
+            parsed.close()
+    finally:
+        context.close()
+    end = time.perf_counter()
+    return data, [parsed_at - start, optimized_at - parsed_at, end - optimized_at]
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The process's compile threads (made on first use; a forked child, whose copy has
+    no threads behind it, makes its own)."""
+    with _lock:
+        pool, pid = _state.get("pool", (None, 0))  # type: ignore[misc]
+        if pool is None or pid != os.getpid():
+            workers = max(1, min(3, (os.cpu_count() or 1) - 1))
+            pool = ThreadPoolExecutor(workers, thread_name_prefix="xlapy-llvm")
+            _state["pool"] = (pool, os.getpid())
+        return pool
+
+
+def parallel_parts() -> int:
+    """How many parts a compile is split into: one per core (1: no split), at most 4;
+    ``XLAPY_COMPILE_THREADS`` overrides it."""
+    setting = os.environ.get(ENV_THREADS, "").strip()
+    if setting:
+        try:
+            return max(1, int(setting))
+        except ValueError:
+            raise InvalidArgumentError(
+                f"{ENV_THREADS}={setting!r}: expected a whole number of threads (1: no split)"
+            ) from None
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _compile_parts(
+    module: ir.Module, parts: list[str], opt_level: int, target: Target, keep_object: bool
+) -> CompiledCode:
+    """Each part parsed, optimized and made into an object in its own thread (the first
+    on the caller's), then the objects linked into one engine. llvmlite's calls release
+    the GIL, so the parts' LLVM work overlaps."""
+    start = time.perf_counter()
+    pending = [_pool().submit(_compile_part, p, module.name, opt_level, target) for p in parts[1:]]
+    try:
+        results = [_compile_part(parts[0], module.name, opt_level, target)]
+    finally:
+        # Every worker finishes (or fails) before this returns: none outlives the call.
+        done = [f.exception() or f.result() for f in pending]
+    for item in done:
+        if isinstance(item, BaseException):
+            raise item
+        results.append(item)
+    compiled = time.perf_counter()
+    engine, owner = _object_engine([data for data, _ in results])
+    linked = time.perf_counter()
+    slowest = max(results, key=lambda r: sum(r[1]))[1]
+    timings = {
+        "parse": slowest[0],
+        "optimize": slowest[1],
+        "codegen": slowest[2] + (linked - compiled),
+        "llvm_wall": linked - start,
+        "parts": float(len(parts)),
+    }
+    code = CompiledCode(engine, timings=timings, target=target, owner=owner)
+    if keep_object:
+        code.objects = tuple(data for data, _ in results)
         code.external_symbols = _external_symbols(module)
     return code
 
@@ -423,22 +561,36 @@ def _external_symbols(module: ir.Module) -> tuple[str, ...]:
     return tuple(names)
 
 
-def load_object(object_code: bytes, target: Target) -> CompiledCode:
-    """Map an object made by :func:`compile_module` (``keep_object``) in this or another
-    process: MCJIT applies its relocations and resolves its external symbols now, through
-    the process's libraries and :func:`register_symbol`'s table, which must name every
-    symbol it calls (an unresolved one stops the process: callers check first).
-
-    The engine starts from an empty module and owns the object; it follows the same
-    ownership rule as a compiled module's (:class:`_Engine`)."""
-    _initialize()
+def load_object(object_code: bytes | tuple[bytes, ...], target: Target) -> CompiledCode:
+    """Map objects made by :func:`compile_module` (``keep_object``) in this or another
+    process: MCJIT applies their relocations and resolves their external symbols now,
+    through the process's libraries, each other's definitions and
+    :func:`register_symbol`'s table, which must name every symbol they call (an
+    unresolved one stops the process: callers check first)."""
     start = time.perf_counter()
+    objects = [object_code] if isinstance(object_code, bytes) else list(object_code)
+    engine, owner = _object_engine(objects)
+    timings = {"load": time.perf_counter() - start}
+    return CompiledCode(engine, timings=timings, target=target, owner=owner)
+
+
+def _object_engine(objects: list[bytes]) -> tuple[llvm.ExecutionEngine, _Engine]:
+    """An engine holding only ``objects`` (their code ready to run), and the owner that
+    frees it (:class:`_Engine`'s rule).
+
+    MCJIT wants a module to start from; the empty one is taken back out before
+    ``finalize_object``, which would otherwise run the whole code generator on it (~1 ms).
+    Nothing is compiled here, so the engine gets a generic target machine (0.05 ms to
+    make, against 0.3-0.5 ms for one with the host's feature list)."""
+    _initialize()
     context = llvm.create_context()
     empty = llvm.parse_assembly(
         f'target triple = "{host_triple()}"\ntarget datalayout = "{target_data_layout()}"\n',
         context=context,
     )
-    tm = new_target_machine(target)
+    tm = llvm.Target.from_default_triple().create_target_machine(
+        cpu="x86-64", opt=0, codemodel="jitdefault"
+    )
     with _lock:
         try:
             engine = llvm.create_mcjit_compiler(empty, tm)
@@ -448,10 +600,12 @@ def load_object(object_code: bytes, target: Target) -> CompiledCode:
             context.close()
             raise
         owner = _Engine(engine, context)
-        engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+        engine.remove_module(empty)
+        empty.close()
+        for data in objects:
+            engine.add_object_file(llvm.ObjectFileRef.from_data(data))
         engine.finalize_object()
-    timings = {"load": time.perf_counter() - start}
-    return CompiledCode(engine, "", timings, target, "", owner)
+    return engine, owner
 
 
 def unresolved_symbols(names: list[str]) -> list[str]:

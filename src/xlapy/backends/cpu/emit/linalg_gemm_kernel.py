@@ -1,0 +1,300 @@
+"""The GEMM's micro-kernel: one ``MR x NR`` tile of C from a packed sliver of A and of B.
+
+``MR x NR`` accumulators live in registers (``MR / W`` vectors per column of the tile);
+each step p loads the sliver of A's ``MR / W`` vectors and, for every column, broadcasts
+one element of B's sliver and adds ``a * b`` with ``llvm.fmuladd`` (one FMA where the
+target has them; LLVM folds the broadcast into the FMA's memory operand). The step loop
+is unrolled by hand (the JIT's pipeline does not unroll). A fresh tile starts from 0,
+else from C, so every element of C is summed in the order p = 0, ..., k - 1 whatever the
+blocking. A tile at C's edges (fewer than MR rows or NR columns left) goes through a
+stack tile: the valid part of C in, the valid part out.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ..ir_support import for_range, i64
+from ..llvm_types import I1, I8_PTR, I32, I64, VOID
+from .linalg_gemm_blocking import Blocking
+
+# Steps of k per trip of the micro-kernel's loop: 2 from packed B; 1 reading B in place,
+# where a second step's NR column addresses made LLVM spill (139 vs 116 GFLOP/s measured).
+_UNROLL = {False: 2, True: 1}
+# void kernel(a_sliver, b_sliver, c_tile, ldc, rows, cols, kc, fresh, b_step, b_column):
+# B's element (p, j) at b_sliver[p * b_step + min(j, cols - 1) * b_column]: a packed
+# sliver (NR, 1), or B read where it is (1, ldb).
+MICRO_KERNEL_TYPE = ir.FunctionType(
+    VOID, [I8_PTR, I8_PTR, I8_PTR, I64, I64, I64, I64, I1, I64, I64]
+)
+
+
+def micro_kernel(
+    module: ir.Module, name: str, scalar: ir.Type, block: Blocking, direct_b: bool = False
+) -> ir.Function:
+    """The micro-kernel for ``scalar`` elements and ``block``'s tile, made once per module.
+    From a packed sliver of B (``b_step``, ``b_column`` ignored: NR and 1, constants, so
+    every broadcast is one register plus an offset), or with ``direct_b`` from B read in
+    place (the run-time strides, the columns past ``cols`` clamped to the last)."""
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    function = ir.Function(module, MICRO_KERNEL_TYPE, name)
+    function.linkage = "internal"
+    # Called once per tile (hundreds of steps each): inlining it into the task bought
+    # nothing and made LLVM optimize the two kernels' bodies again (twice the time).
+    function.attributes.add("noinline")
+    for argument in function.args[:3]:
+        argument.add_attribute("noalias")
+    _MicroKernel(function, scalar, block, direct_b).emit()
+    return function
+
+
+class _MicroKernel:
+    def __init__(
+        self, function: ir.Function, scalar: ir.Type, block: Blocking, direct_b: bool
+    ) -> None:
+        self.function, self.scalar, self.block = function, scalar, block
+        self.direct_b = direct_b
+        self.b = ir.IRBuilder(function.append_basic_block("entry"))
+        self.vector = ir.VectorType(scalar, block.width)
+        self.size = 4 if str(scalar) == "float" else 8
+        suffix = "f32" if self.size == 4 else "f64"
+        name = f"llvm.fmuladd.v{block.width}{suffix}"
+        self.fmuladd = module_function(
+            function.module, name, ir.FunctionType(self.vector, [self.vector] * 3)
+        )
+
+    def emit(self) -> None:
+        b, block = self.b, self.block
+        a, bp, c, ldc, rows, cols, kc, fresh, b_step, b_column = self.function.args
+        pointer = self.scalar.as_pointer()
+        self.a, self.bp, self.c = (b.bitcast(x, pointer) for x in (a, bp, c))
+        self.ldc = ldc
+        if self.direct_b:
+            self.b_step = b_step
+            last = b.sub(cols, i64(1))
+            self.columns = [
+                b.gep(
+                    self.bp,
+                    [b.mul(b.select(b.icmp_signed("<", i64(j), last), i64(j), last), b_column)],
+                )
+                for j in range(block.nr)
+            ]
+        else:
+            self.b_step = i64(block.nr)
+            self.columns = [b.gep(self.bp, [i64(j)]) for j in range(block.nr)]
+        tile = b.alloca(self.scalar, i64(block.mr * block.nr), name="tile")
+        tile.align = 64
+        self.tile = tile
+        self.acc = [
+            [b.alloca(self.vector, name=f"acc{j}_{v}") for v in range(block.vectors)]
+            for j in range(block.nr)
+        ]
+        full = b.and_(
+            b.icmp_signed("==", rows, i64(block.mr)), b.icmp_signed("==", cols, i64(block.nr))
+        )
+        zero = ir.Constant(self.vector, None)
+        with b.if_else(fresh) as (start_zero, start_c):
+            with start_zero:
+                for column in self.acc:
+                    for slot in column:
+                        b.store(zero, slot)
+            with start_c:
+                # Through the stack tile (a loop over columns rather than NR unrolled
+                # copies: a third less IR for LLVM to optimize, a few dozen L1 moves).
+                self._tile_from_c(rows, cols, full)
+                self._load_tile(self._tile_vector)
+        self._steps(kc)
+        self._store_tile(self._tile_vector)
+        self._tile_to_c(rows, cols, full)
+        b.ret_void()
+
+    # -- addresses ---------------------------------------------------------------------
+    def _c_at(self, row: ir.Value, column: ir.Value) -> ir.Value:
+        b = self.b
+        return b.gep(self.c, [b.add(row, b.mul(column, self.ldc))])
+
+    def _tile_vector(self, v: int, j: int) -> ir.Value:
+        index = j * self.block.mr + v * self.block.width
+        return self.b.bitcast(self.b.gep(self.tile, [i64(index)]), self.vector.as_pointer())
+
+    def _load_tile(self, at) -> None:  # noqa: ANN001
+        for j, column in enumerate(self.acc):
+            for v, slot in enumerate(column):
+                self.b.store(self.b.load(at(v, j), align=self.size), slot)
+
+    def _store_tile(self, at) -> None:  # noqa: ANN001
+        for j, column in enumerate(self.acc):
+            for v, slot in enumerate(column):
+                self.b.store(self.b.load(slot), at(v, j), align=self.size)
+
+    def _tile_from_c(self, rows: ir.Value, cols: ir.Value, full: ir.Value) -> None:
+        """The stack tile from C's valid part, zeros elsewhere."""
+        b, mr = self.b, self.block.mr
+        with b.if_else(full) as (whole, edge):
+            with whole, for_range(b, 0, i64(self.block.nr), "tj") as j:
+                self._copy_column(j, into_tile=True)
+            with edge:
+                zero = ir.Constant(self.scalar, 0.0)
+                with for_range(b, 0, i64(mr * self.block.nr), "tz") as i:
+                    b.store(zero, b.gep(self.tile, [i]))
+                with for_range(b, 0, cols, "ej") as j, for_range(b, 0, rows, "ei") as i:
+                    value = b.load(self._c_at(i, j), align=self.size)
+                    b.store(value, b.gep(self.tile, [b.add(b.mul(j, i64(mr)), i)]))
+
+    def _tile_to_c(self, rows: ir.Value, cols: ir.Value, full: ir.Value) -> None:
+        """C's valid part from the stack tile."""
+        b, mr = self.b, self.block.mr
+        with b.if_else(full) as (whole, edge):
+            with whole, for_range(b, 0, i64(self.block.nr), "sj") as j:
+                self._copy_column(j, into_tile=False)
+            with edge, for_range(b, 0, cols, "sj") as j, for_range(b, 0, rows, "si") as i:
+                value = b.load(b.gep(self.tile, [b.add(b.mul(j, i64(mr)), i)]))
+                b.store(value, self._c_at(i, j), align=self.size)
+
+    def _copy_column(self, j: ir.Value, into_tile: bool) -> None:
+        """Column ``j`` of a whole tile, vector by vector, between C and the stack tile."""
+        b, block = self.b, self.block
+        pointer = self.vector.as_pointer()
+        for v in range(block.vectors):
+            row = i64(v * block.width)
+            at_c = b.bitcast(self._c_at(row, j), pointer)
+            at_tile = b.bitcast(b.gep(self.tile, [b.add(b.mul(j, i64(block.mr)), row)]), pointer)
+            source, target = (at_c, at_tile) if into_tile else (at_tile, at_c)
+            b.store(b.load(source, align=self.size), target, align=self.size)
+
+    # -- the k loop --------------------------------------------------------------------
+    def _step(self, p: ir.Value, values: list[list[ir.Value]]) -> list[list[ir.Value]]:
+        b, block = self.b, self.block
+        vector_pointer = self.vector.as_pointer()
+        a_base = b.mul(p, i64(block.mr))
+        a = [
+            b.load(
+                b.bitcast(b.gep(self.a, [b.add(a_base, i64(v * block.width))]), vector_pointer),
+                align=self.size,
+            )
+            for v in range(block.vectors)
+        ]
+        b_offset = b.mul(p, self.b_step)
+        mask = ir.Constant(ir.VectorType(I32, block.width), [0] * block.width)
+        undefined = ir.Constant(self.vector, ir.Undefined)
+        out = []
+        for j in range(block.nr):
+            element = b.load(b.gep(self.columns[j], [b_offset]), align=self.size)
+            splat = b.shuffle_vector(b.insert_element(undefined, element, I32(0)), undefined, mask)
+            out.append(
+                [b.call(self.fmuladd, [a[v], splat, values[j][v]]) for v in range(block.vectors)]
+            )
+        return out
+
+    def _loaded(self) -> list[list[ir.Value]]:
+        return [[self.b.load(slot) for slot in column] for column in self.acc]
+
+    def _stored(self, values: list[list[ir.Value]]) -> None:
+        for column, new in zip(self.acc, values, strict=True):
+            for slot, value in zip(column, new, strict=True):
+                self.b.store(value, slot)
+
+    def _steps(self, kc: ir.Value) -> None:
+        b = self.b
+        unroll = _UNROLL[self.direct_b]
+        trips = b.udiv(kc, i64(unroll))
+        with for_range(b, 0, trips, "kp") as trip:
+            values = self._loaded()
+            first = b.mul(trip, i64(unroll))
+            for u in range(unroll):
+                values = self._step(b.add(first, i64(u)), values)
+            self._stored(values)
+        if unroll > 1:
+            with for_range(b, b.mul(trips, i64(unroll)), kc, "kr") as p:
+                self._stored(self._step(p, self._loaded()))
+
+
+def module_function(module: ir.Module, name: str, kind: ir.FunctionType) -> ir.Function:
+    """``name`` declared in ``module`` once (an intrinsic or an external function)."""
+    existing = module.globals.get(name)
+    return existing if existing is not None else ir.Function(module, kind, name)
+
+
+def emit_small_gemm(
+    b: ir.IRBuilder,
+    scalar: ir.Type,
+    matrices: tuple[ir.Value, ir.Value, ir.Value],
+    sizes: tuple[ir.Value, ...],
+    trans_a: bool,
+    trans_b: bool,
+    accumulate: bool,
+) -> None:
+    """A GEMM too small to pay for packing: for each column of C, 4 rows at a time kept
+    in a register while ``acc = fmuladd(a[i, p], b[p, j], acc)`` runs p = 0, ..., k - 1
+    (the rows past the last multiple of 4 one at a time), from 0 unless accumulating:
+    the micro-kernel's order and operations, so both give the same bits. ``matrices``:
+    typed pointers; ``sizes``: m, n, k, lda, ldb, ldc."""
+    a, bm, c = matrices
+    m, n, k, lda, ldb, ldc = sizes
+    size = 4 if str(scalar) == "float" else 8
+    suffix = "f32" if size == 4 else "f64"
+    lanes = _SMALL_LANES
+    vector = ir.VectorType(scalar, lanes)
+    vector_fma = module_function(
+        b.module, f"llvm.fmuladd.v{lanes}{suffix}", ir.FunctionType(vector, [vector] * 3)
+    )
+    scalar_fma = module_function(
+        b.module, f"llvm.fmuladd.{suffix}", ir.FunctionType(scalar, [scalar] * 3)
+    )
+    with b.goto_entry_block():
+        entry = b.function.entry_basic_block
+        if entry.instructions:
+            b.position_before(entry.instructions[0])
+        vector_acc = b.alloca(vector, name="small_acc")
+        scalar_acc = b.alloca(scalar, name="small_acc1")
+
+    def a_at(i: ir.Value, p: ir.Value) -> ir.Value:
+        return b.gep(a, [b.add(p, b.mul(i, lda)) if trans_a else b.add(i, b.mul(p, lda))])
+
+    def b_at(p: ir.Value, j: ir.Value) -> ir.Value:
+        return b.gep(bm, [b.add(j, b.mul(p, ldb)) if trans_b else b.add(p, b.mul(j, ldb))])
+
+    undefined = ir.Constant(vector, ir.Undefined)
+    splat_mask = ir.Constant(ir.VectorType(ir.IntType(32), lanes), [0] * lanes)
+    quads = b.udiv(m, i64(lanes))
+    with for_range(b, 0, n, "sj") as j:
+        column = b.gep(c, [b.mul(j, ldc)])
+        with for_range(b, 0, quads, "sv") as v:
+            i0 = b.mul(v, i64(lanes))
+            at_c = b.bitcast(b.gep(column, [i0]), vector.as_pointer())
+            start = b.load(at_c, align=size) if accumulate else ir.Constant(vector, None)
+            b.store(start, vector_acc)
+            with for_range(b, 0, k, "sp") as p:
+                if trans_a:  # the 4 rows are lda apart
+                    rows = undefined
+                    for r in range(lanes):
+                        value = b.load(a_at(b.add(i0, i64(r)), p), align=size)
+                        rows = b.insert_element(rows, value, ir.IntType(32)(r))
+                else:
+                    rows = b.load(b.bitcast(a_at(i0, p), vector.as_pointer()), align=size)
+                factor = b.insert_element(
+                    undefined, b.load(b_at(p, j), align=size), ir.IntType(32)(0)
+                )
+                factor = b.shuffle_vector(factor, undefined, splat_mask)
+                b.store(b.call(vector_fma, [rows, factor, b.load(vector_acc)]), vector_acc)
+            b.store(b.load(vector_acc), at_c, align=size)
+        with for_range(b, b.mul(quads, i64(lanes)), m, "si") as i:
+            target = b.gep(column, [i])
+            b.store(
+                b.load(target, align=size) if accumulate else ir.Constant(scalar, 0.0), scalar_acc
+            )
+            with for_range(b, 0, k, "sq") as p:
+                term = b.call(scalar_fma, [
+                    b.load(a_at(i, p), align=size), b.load(b_at(p, j), align=size),
+                    b.load(scalar_acc),
+                ])  # fmt: skip
+                b.store(term, scalar_acc)
+            b.store(b.load(scalar_acc), target, align=size)
+
+
+_SMALL_LANES = 4  # rows per register in the small GEMM (an SSE/NEON register of f32)
+
+
+__all__ = ["MICRO_KERNEL_TYPE", "emit_small_gemm", "micro_kernel", "module_function"]
