@@ -28,6 +28,7 @@ from ..buffers import leaves
 from ..elemental import emit_convert, emit_elemental, is_native_type
 from ..ir_support import Index, for_range, i64, store_element, typed_pointer
 from ..llvm_types import I8_PTR, I64, KERNEL_TYPE, VOID, NotEmittable
+from . import reduce_minmax
 from .generators import GENERATORS, ElementEmitter, Generator, buffer_reader, scalar_constant
 
 Op = HloOpcode
@@ -461,6 +462,8 @@ def emit_reduction(
                     for k in range(n)
                 ],
                 "reducer": reducer,
+                # A float max/min keeps three short chains (reduce_minmax).
+                "minmax": reduce_minmax.minmax_kind(reducer) if n == 1 else None,
                 "types": et_outputs,
                 "accumulator_types": root_types,
                 "instruction": r,
@@ -504,9 +507,19 @@ def emit_reduction(
 
     def reduce_one(kept_multi: list[ir.Value], out_linear: ir.Value) -> None:
         accumulators = [[g(b, Index((), multi=[])) for g in p["inits"]] for p in plans]
+        accumulators = [
+            reduce_minmax.initial(b, p["minmax"], acc[0]) if p["minmax"] else acc
+            for p, acc in zip(plans, accumulators, strict=True)
+        ]
         accumulators = plain_reduce(
             b, plans, accumulators, kept_multi, reduced_dims, input_index, side_stores
         )
+        accumulators = [
+            [reduce_minmax.result(b, p["minmax"], acc, p["accumulator_types"][0])]
+            if p["minmax"]
+            else acc
+            for p, acc in zip(plans, accumulators, strict=True)
+        ]
         for p, acc in zip(plans, accumulators, strict=True):
             results = [
                 emit_convert(b, value, have, want)
@@ -546,6 +559,9 @@ def converted(generator: Generator, have: object, want: object) -> Generator:
 def _reducer_step(
     b: ir.IRBuilder, plan: dict, acc: list[ir.Value], values: list[ir.Value]
 ) -> list[ir.Value]:
+    if plan.get("minmax"):
+        (value,) = values
+        return reduce_minmax.step(b, plan["minmax"], acc, value)
     block = b.block
     before = len(block.instructions)
     result = emit_scalar_computation(b, plan["reducer"], [*acc, *values])
@@ -558,6 +574,12 @@ def _reducer_step(
             if opname in ("fadd", "fmul") and "reassoc" not in instruction.flags:
                 instruction.flags.append("reassoc")
     return result
+
+
+def _interleave(plans: list[dict]) -> int:
+    """Vectors in flight for a reduce's innermost loop: REDUCE_INTERLEAVE, halved for a
+    float max/min, which keeps three accumulators per vector (AVX2 has 16 registers)."""
+    return REDUCE_INTERLEAVE // 2 if any(p.get("minmax") for p in plans) else REDUCE_INTERLEAVE
 
 
 def plain_reduce(b, plans, accumulators, kept_multi, reduced_dims, input_index, side_stores):  # noqa: ANN001, ANN202
@@ -591,7 +613,7 @@ def plain_reduce(b, plans, accumulators, kept_multi, reduced_dims, input_index, 
             0,
             reduced_dims[d],
             f"r{d}",
-            REDUCE_INTERLEAVE if innermost and REDUCE_INTERLEAVE else None,
+            _interleave(plans) if innermost else None,
         ) as i:
             phis = [[b.phi(v.type) for v in acc] for acc in entry_state]
             for phi_list, acc in zip(phis, entry_state, strict=True):
