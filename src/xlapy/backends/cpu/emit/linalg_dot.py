@@ -32,7 +32,7 @@ from ....types import PrimitiveType
 from ..buffers import Slot
 from ..elemental import emit_binary
 from ..ir_support import Index, for_range, i64, typed_pointer
-from ..llvm_types import I8, I8_PTR, I32, NotEmittable, llvm_type
+from ..llvm_types import I8, I8_PTR, NotEmittable, llvm_type
 from ..runtime.blas import blas_function
 from .generators import buffer_reader
 from .linalg_gemm_library import emit_gemm_loops
@@ -274,9 +274,6 @@ def _integer_dot(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         fe.pointer(fe.value(instruction)),
     ]
     fe.call_kernel(kernel.function, pointers, n, False)
-
-
-del I32
 
 
 def emit_gemm(
