@@ -172,17 +172,13 @@ def _batched(fe: FunctionEmitter, instruction: HloInstruction, sizes: tuple, for
     left, right, out = kernel.buffers
     with for_range(kb, kernel.start, kernel.stop, "batch") as i:
         emit_gemm(
-            fe, et, n, m, k, at(kb, right, b_mul(kb, i, k * n), size), lda,
-            at(kb, left, b_mul(kb, i, m * k), size), ldb, at(kb, out, b_mul(kb, i, m * n), size),
+            fe, et, n, m, k, at(kb, right, kb.mul(i, i64(k * n)), size), lda,
+            at(kb, left, kb.mul(i, i64(m * k)), size), ldb, at(kb, out, kb.mul(i, i64(m * n)), size),
             n, trans_a=trans_a, trans_b=trans_b, builder=kb,
         )  # fmt: skip
     kernel.finish()
     pointers = [fe.pointer(fe.value(x)) for x in (lhs, rhs, instruction)]
     fe.call_kernel(kernel.function, pointers, batch, batch * m * n * k >= PARALLEL_MIN_WORK)
-
-
-def b_mul(b: ir.IRBuilder, index: ir.Value, stride: int) -> ir.Value:
-    return b.mul(index, i64(stride))
 
 
 def _zero(fe: FunctionEmitter, slot: Slot) -> None:

@@ -151,7 +151,7 @@ def _compile(
     module = jit.new_module(name)
     gemm_function(module, *flags, exported=True, mxcsr=True)
     code = jit.compile_module(module, target=target, keep_object=path is not None)
-    objects = getattr(code, "objects", ())  # one object: the module is never split
+    objects = code.objects  # one object: the module is never split
     if path and len(objects) == 1:
         _store(path, objects[0])
     return code
