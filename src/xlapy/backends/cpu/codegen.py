@@ -270,6 +270,9 @@ class ModuleEmitter:
 
     def emit_entry(self) -> str:
         function = self.computation_function(self.hlo.entry)
+        # Callers added later (the fast entry, an AOT object's interface) call it, not
+        # inline it: inlined, its kernels were compiled a second time in each caller.
+        function.attributes.add("noinline")
         with guarded_memory.checking_indices(bool(self.guard)):
             while self._pending:
                 computation, pending = self._pending.pop()

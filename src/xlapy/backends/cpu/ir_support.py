@@ -10,7 +10,7 @@ elementwise ops and reshapes never pays for a division.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from llvmlite import ir
 
@@ -96,13 +96,14 @@ def for_range(
     start: ir.Value | int,
     stop: ir.Value | int,
     name: str = "i",
-    interleave: int | None = None,
+    interleave: int | Callable[[], int | None] | None = None,
 ) -> Iterator[ir.Value]:
     """``for i in range(start, stop)``: the body is emitted inside the ``with``.
 
     The loop is in the canonical form LLVM's vectorizer expects (one latch,
     ``i + 1 < stop``), guarded so that an empty range runs nothing. ``interleave``
-    asks the vectorizer for that many vectors in flight (:func:`interleave_hint`).
+    asks the vectorizer for that many vectors in flight (:func:`interleave_hint`); a
+    callable is asked once the body is emitted (the count may depend on the body).
     """
     start = i64(start) if isinstance(start, int) else start
     stop = i64(stop) if isinstance(stop, int) else stop
@@ -118,6 +119,8 @@ def for_range(
     following = b.add(index, i64(1), name=f"{name}.next", flags=["nsw", "nuw"])
     index.add_incoming(following, b.block)
     latch = b.cbranch(b.icmp_signed("<", following, stop), body, exit_block)
+    if callable(interleave):
+        interleave = interleave()
     if interleave is not None:
         latch.set_metadata("llvm.loop", interleave_hint(b.module, interleave))
     b.position_at_end(exit_block)

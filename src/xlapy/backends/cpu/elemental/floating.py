@@ -33,7 +33,7 @@ from llvmlite import ir
 from ....opcode import HloOpcode
 from ..llvm_types import F32, F64
 from ..math.approx import APPROXIMATIONS
-from .support import const, intrinsic, libm, unary_intrinsic
+from .support import const, intrinsic, libm, mark_compute_heavy, unary_intrinsic
 
 Op = HloOpcode
 Unary = Callable[[ir.IRBuilder, ir.Value], ir.Value]
@@ -150,6 +150,7 @@ def _in_double(fn: Callable[..., ir.Value], b: ir.IRBuilder, *args: ir.Value) ->
 def _math(opcode: HloOpcode, fallback: Callable[..., ir.Value]) -> Callable[..., ir.Value]:
     def run(b: ir.IRBuilder, *args: ir.Value) -> ir.Value:
         approx = approximation(opcode.value)
+        mark_compute_heavy(b.function)
         if approx is not None:
             return approx(b, *args)
         return _in_double(fallback, b, *args)

@@ -26,6 +26,7 @@ from ....opcode import HloOpcode
 from ....passes import default_can_emit
 from ..buffers import leaves
 from ..elemental import emit_convert, emit_elemental, is_native_type
+from ..elemental.support import WIDE_VECTORS, mark_compute_heavy
 from ..ir_support import Index, for_range, i64, store_element, typed_pointer
 from ..llvm_types import I8_PTR, I64, KERNEL_TYPE, VOID, NotEmittable
 from . import reduce_minmax
@@ -35,6 +36,7 @@ Op = HloOpcode
 PARALLEL_MIN_ELEMENTS = 1 << 17  # below this, starting threads costs more than it saves
 # Vectors in flight in a reduction's innermost loop (ir_support.interleave_hint).
 REDUCE_INTERLEAVE = 8
+HEAVY_INTERLEAVE = 4
 FLAT_BLOCK = 1024  # elements per parallel work unit of a flat loop
 
 # Opcodes a flat loop can generate without a multi-index.
@@ -65,6 +67,9 @@ class Kernel:
 
     def finish(self) -> None:
         self.b.ret_void()
+        if WIDE_VECTORS in self.body.attributes:  # see elemental.support.mark_compute_heavy
+            self.function.attributes.add("noinline")
+            mark_compute_heavy(self.function)
         b = ir.IRBuilder(self.function.append_basic_block("entry"))
         table, start, stop = self.function.args
         pointers = [b.load(b.gep(table, [i64(k)])) for k in range(self.n_buffers)]
@@ -576,9 +581,14 @@ def _reducer_step(
     return result
 
 
-def _interleave(plans: list[dict]) -> int:
+def _interleave(plans: list[dict], function: ir.Function) -> int | None:
     """Vectors in flight for a reduce's innermost loop: REDUCE_INTERLEAVE, halved for a
-    float max/min, which keeps three accumulators per vector (AVX2 has 16 registers)."""
+    float max/min, which keeps three accumulators per vector (AVX2 has 16 registers).
+    A body computing a polynomial approximation (exp in a softmax) is bound by its
+    arithmetic, not by the accumulator's chain, and 8 copies of it spill registers:
+    HEAVY_INTERLEAVE there."""
+    if WIDE_VECTORS in function.attributes:
+        return HEAVY_INTERLEAVE
     return REDUCE_INTERLEAVE // 2 if any(p.get("minmax") for p in plans) else REDUCE_INTERLEAVE
 
 
@@ -613,7 +623,7 @@ def plain_reduce(b, plans, accumulators, kept_multi, reduced_dims, input_index, 
             0,
             reduced_dims[d],
             f"r{d}",
-            _interleave(plans) if innermost else None,
+            (lambda: _interleave(plans, b.function)) if innermost else None,
         ) as i:
             phis = [[b.phi(v.type) for v in acc] for acc in entry_state]
             for phi_list, acc in zip(phis, entry_state, strict=True):
