@@ -22,9 +22,11 @@ import pytest
 import xlapy
 from xlapy import ops
 from xlapy.backends.cpu.compiler import CpuBackend
+from xlapy.backends.cpu.emit import linalg_gemm_library
 from xlapy.backends.cpu.runtime.executable import CpuOptions
 from xlapy.builder import XlaBuilder
 from xlapy.literal import Literal
+from xlapy.types import PrimitiveType
 from xlapy.xla_data import ConvolutionDimensionNumbers, DotDimensionNumbers
 
 _TYPES = {"f32": (xlapy.F32, np.float32), "f64": (xlapy.F64, np.float64),
@@ -199,3 +201,17 @@ def test_without_a_compile_cache_the_library_is_kept_for_the_next_process(tmp_pa
     done = subprocess.run([sys.executable, "-c", _LIBRARY_CHILD], env=env, capture_output=True,
                           text=True, timeout=120, check=True)  # fmt: skip
     assert json.loads(done.stdout.strip().splitlines()[-1])["compiled"] == 1
+
+
+def test_a_variant_this_process_has_is_kept_in_a_program_cache_that_lacks_it(
+    tmp_path,  # noqa: ANN001
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    # Found in (or compiled for) the library first, as a program without a cache would;
+    # a later program's cache directory still gets it, so that its next process maps it.
+    monkeypatch.setenv("XLAPY_GEMM_CACHE_DIR", str(tmp_path / "library"))
+    flags = (PrimitiveType.F64, False, True, True, 256)
+    name = linalg_gemm_library.ensure_variant(*flags)
+    cache = tmp_path / "cache"
+    assert linalg_gemm_library.ensure_variant(*flags, str(cache)) == name
+    assert [p.suffix for p in cache.iterdir()] == [".gemm"]

@@ -15,7 +15,9 @@ With the persistent compile cache on (``XLAPY_COMPILATION_CACHE_DIR``, or the pr
 too (``gemm-<key>.gemm``, outside the program entries' count and bound: a few dozen
 variants at most), so a new process maps it in a millisecond instead of spending LLVM's
 few hundred; the key covers the variant, its target, LLVM's and llvmlite's versions and
-the GEMM's own source, and a torn or corrupt file is a miss.
+the GEMM's own source, and a torn or corrupt file is a miss. A variant missing there is
+also looked for in the library directory below, and a variant this process already has
+is written to a program's cache directory that lacks it.
 
 Without the persistent cache, the variants' objects are still kept on disk, in
 ``XLAPY_GEMM_CACHE_DIR`` (default ``$XDG_CACHE_HOME/xlapy/gemm``, else
@@ -67,6 +69,8 @@ _SOURCES = ("linalg_gemm_library", "linalg_gemm_loops", "linalg_gemm_kernel",
             "linalg_gemm_pack", "linalg_gemm_blocking", "linalg_gemm_complex")  # fmt: skip
 _lock = threading.Lock()
 _compiled: dict[str, jit.CompiledCode] = {}  # symbol -> its code, kept for the process
+_objects: dict[str, bytes] = {}  # symbol -> its object code (to store where it is missing)
+_kept: set[tuple[str, str]] = set()  # (directory, symbol) stored or found this process
 
 
 def _library_target(bits: int) -> jit.Target:
@@ -141,20 +145,33 @@ def _store(path: str, object_code: bytes) -> None:
         return
 
 
-def _compile(
-    name: str, flags: tuple, target: jit.Target, directory: str | None
-) -> jit.CompiledCode:
-    path = _stored_path(directory, name, target) if directory else None
-    stored = _read_stored(path) if path else None
-    if stored is not None:
-        return jit.load_object(stored, target)
+def _compile(name: str, flags: tuple, target: jit.Target, places: list[str]) -> jit.CompiledCode:
+    """The variant's code: the first object stored in ``places``, else compiled now."""
+    for directory in places:
+        stored = _read_stored(_stored_path(directory, name, target))
+        if stored is not None:
+            _objects[name] = stored
+            return jit.load_object(stored, target)
     module = jit.new_module(name)
     gemm_function(module, *flags, exported=True, mxcsr=True)
-    code = jit.compile_module(module, target=target, keep_object=path is not None)
-    objects = code.objects  # one object: the module is never split
-    if path and len(objects) == 1:
-        _store(path, objects[0])
+    code = jit.compile_module(module, target=target, keep_object=True)
+    if len(code.objects) == 1:  # one object: the module is never split
+        _objects[name] = code.objects[0]
     return code
+
+
+def _keep(directory: str, name: str, target: jit.Target) -> None:
+    """Store the variant's object in ``directory`` unless it is there already (once per
+    process and directory: a program whose cache lacks a variant this process made
+    for another program's gets it too, so that its next process finds it)."""
+    if (directory, name) in _kept or name not in _objects:
+        return
+    _kept.add((directory, name))
+    path = _stored_path(directory, name, target)
+    if not os.path.exists(path):
+        _store(path, _objects[name])
+        if directory == library_directory():
+            _prune(directory, LIBRARY_FILES)
 
 
 def ensure_variant(
@@ -166,24 +183,26 @@ def ensure_variant(
     directory: str | None = None,
 ) -> str:
     """Compile (or load from ``directory``, the persistent cache's, default
-    ``XLAPY_COMPILATION_CACHE_DIR``) the variant if this process has not yet; returns
-    its symbol."""
+    ``XLAPY_COMPILATION_CACHE_DIR``, or from the library directory) the variant if this
+    process has not yet, and keep its object in ``directory`` (else the library
+    directory); returns its symbol."""
     name = variant_name(et, trans_a, trans_b, accumulate, bits)
     with _lock:
-        if name in _compiled:
-            return name
-        native_runtime.ensure_runtime()  # xlapy_parallel_for, which the GEMM calls
         directory = directory or disk_cache.default_directory()
-        library = None if directory else library_directory()
-        flags = (et, trans_a, trans_b, accumulate, bits)
-        code = _compile(name, flags, _library_target(bits), directory or library)
-        if library is not None:
-            _prune(library, LIBRARY_FILES)
-        # Not code.address(): that refuses code for a CPU this host lacks, and a program
-        # made for such a target still compiles here (it is never handed out to run).
-        address = code.engine.get_function_address(name)
-        jit.register_symbol(name, address)
-        _compiled[name] = code
+        library = library_directory()
+        target = _library_target(bits)
+        if name not in _compiled:
+            native_runtime.ensure_runtime()  # xlapy_parallel_for, which the GEMM calls
+            flags = (et, trans_a, trans_b, accumulate, bits)
+            code = _compile(name, flags, target, [d for d in (directory, library) if d])
+            # Not code.address(): that refuses code for a CPU this host lacks, and a program
+            # made for such a target still compiles here (it is never handed out to run).
+            address = code.engine.get_function_address(name)
+            jit.register_symbol(name, address)
+            _compiled[name] = code
+        keep_in = directory or library
+        if keep_in:
+            _keep(keep_in, name, target)
     return name
 
 
