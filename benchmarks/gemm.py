@@ -1,7 +1,7 @@
 """xlapy's own GEMM against OpenBLAS (scipy's) and JAX's XLA:CPU, engines taking turns.
 
 Usage: ``python benchmarks/gemm.py [--sizes 256,512,1024] [--workloads matmul,mlp,conv2d]
-[--target x86-64-v3] [--rounds 5]``. Pin the process with ``taskset -c 0`` (one thread) or
+[--types f32,c64] [--target x86-64-v3] [--rounds 5]``. Pin the process with ``taskset -c 0`` (one thread) or
 ``taskset -c 0,1`` (two): xlapy's pool and OpenBLAS both use the cores the process may run
 on. ``--target`` forces the code path of another ISA (x86-64-v3: the AVX2 kernels; JAX is
 left on the host's). Each engine runs every case in turn, round after round, and the best
@@ -27,16 +27,28 @@ from xlapy.backends.cpu.compiler import CpuBackend  # noqa: E402
 from xlapy.backends.cpu.runtime.executable import CpuOptions  # noqa: E402
 from xlapy.builder import XlaBuilder  # noqa: E402
 
+_TYPES = {"f32": (xlapy.F32, np.float32), "c64": (xlapy.C64, np.complex64)}
 
-def _matmul_case(n: int) -> tuple[str, object, tuple[np.ndarray, ...], Callable, int]:
+
+def _matmul_case(n: int, type_name: str = "f32") -> tuple[str, object, tuple, Callable, int]:
+    """An n^3 product; its FLOPs are real ones (a complex multiply-add is 8)."""
+    et, dtype = _TYPES[type_name]
     rng = np.random.default_rng(0)
-    a = rng.standard_normal((n, n), dtype=np.float32)
-    b = rng.standard_normal((n, n), dtype=np.float32)
-    builder = XlaBuilder(f"matmul{n}")
-    x = ops.Parameter(builder, 0, xlapy.Shape.array(xlapy.F32, [n, n]), "a")
-    y = ops.Parameter(builder, 1, xlapy.Shape.array(xlapy.F32, [n, n]), "b")
+
+    def operand() -> np.ndarray:
+        x = rng.standard_normal((n, n))
+        if np.issubdtype(dtype, np.complexfloating):
+            x = x + 1j * rng.standard_normal((n, n))
+        return x.astype(dtype)
+
+    a, b = operand(), operand()
+    builder = XlaBuilder(f"matmul{n}_{type_name}")
+    x = ops.Parameter(builder, 0, xlapy.Shape.array(et, [n, n]), "a")
+    y = ops.Parameter(builder, 1, xlapy.Shape.array(et, [n, n]), "b")
     computation = builder.build(ops.Dot(x, y))
-    return f"matmul {n}^3", computation, (a, b), lambda a, b: a @ b, 2 * n**3
+    flops = (8 if et.is_complex else 2) * n**3
+    suffix = "" if type_name == "f32" else f" {type_name}"
+    return f"matmul {n}^3{suffix}", computation, (a, b), lambda a, b: a @ b, flops
 
 
 def _workload_case(name: str) -> tuple[str, object, tuple[np.ndarray, ...], Callable, int]:
@@ -58,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="64,128,256,512,1024")
     parser.add_argument("--workloads", default="matmul,mlp,conv2d")
+    parser.add_argument("--types", default="f32", help="matmul element types: f32,c64")
     parser.add_argument("--target", default=None, help="CpuOptions.target_cpu for xlapy")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--iterations", type=int, default=10)
@@ -65,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         "--engines", default="xlapy,openblas,jax", help="a subset of xlapy,openblas,jax"
     )
     args = parser.parse_args(argv)
-    cases = [_matmul_case(int(s)) for s in args.sizes.split(",") if s]
+    types = [t for t in args.types.split(",") if t]
+    cases = [_matmul_case(int(s), t) for t in types for s in args.sizes.split(",") if s]
     cases += [_workload_case(w) for w in args.workloads.split(",") if w and w != "matmul"]
     backend = CpuBackend()
     engines: dict[str, Callable[[object, tuple], Callable[[], object]]] = {}

@@ -19,6 +19,7 @@ import pytest
 
 from xlapy.backends.cpu.emit import linalg_gemm_library as library
 from xlapy.backends.cpu.emit.linalg_gemm_blocking import blocking, workspace_bytes
+from xlapy.backends.cpu.emit.linalg_gemm_complex import PACKED_MIN, complex_workspace_bytes
 from xlapy.backends.cpu.runtime import guarded_memory, jit
 from xlapy.types import PrimitiveType as P
 
@@ -34,6 +35,13 @@ _CALL = ctypes.CFUNCTYPE(
 _DTYPES = {P.F32: np.float32, P.F64: np.float64, P.C64: np.complex64, P.C128: np.complex128}
 _HOST_BITS = 512 if "+avx512f" in jit.host_target().features.split(",") else 256
 _SIZES = [(1, 1, 1), (5, 3, 0), (37, 29, 50), (64, 12, 1), (97, 131, 67), (33, 1, 3), (3, 40, 401)]
+
+
+def _workspace(et: P, bits: int, m: int, n: int, k: int) -> int:
+    """What a call at the top of a computation reserves (emit_gemm_call)."""
+    if et.is_complex:
+        return complex_workspace_bytes(et, bits, m, n, k, 1 << 25, in_task=False)
+    return workspace_bytes(et, bits, m, n, k, 1 << 25)
 
 
 def _gemm(et: P, trans_a: bool, trans_b: bool, accumulate: bool, bits: int):  # noqa: ANN202
@@ -85,7 +93,7 @@ def _run(
     c_before = c.copy()
     guarded = [guarded_memory.guarded_copy(x, "after", read_only=True) for x in (a, b)]
     out = guarded_memory.guarded_copy(c, "after")
-    size = workspace or max(64, workspace_bytes(et, bits, m, n, k, 1 << 25))
+    size = workspace or max(64, _workspace(et, bits, m, n, k))
     space = guarded_memory.guarded_array((size,), np.uint8, "after")
     call = _gemm(et, trans_a, trans_b, accumulate, bits)
     call(guarded[0].ctypes.data, guarded[1].ctypes.data, out.ctypes.data, m, n, k,
@@ -183,3 +191,29 @@ def test_b_packed_where_its_columns_are_a_multiple_of_1k_apart() -> None:
         _check(P.F32, False, 70, 30, 200, result)
     result = _run(P.F64, True, False, True, _HOST_BITS, 45, 26, 128, pad=(0, 0, 0))  # ldb 128
     _check(P.F64, True, 45, 26, 128, result)
+
+
+@pytest.mark.parametrize("et", [P.C64, P.C128])
+@pytest.mark.parametrize("trans_a", [False, True], ids=["N", "T"])
+@pytest.mark.parametrize("trans_b", [False, True], ids=["N", "T"])
+@pytest.mark.parametrize("accumulate", [False, True], ids=["set", "acc"])
+def test_complex_through_four_real_gemms(et, trans_a, trans_b, accumulate) -> None:  # noqa: ANN001
+    # Above PACKED_MIN: four packed real products on planes; within the bound, and
+    # threads do not change a bit.
+    m, n, k = 70, 45, 33
+    assert m * n * k >= PACKED_MIN
+    single = _run(et, trans_a, trans_b, accumulate, _HOST_BITS, m, n, k)
+    _check(et, accumulate, m, n, k, single)
+    threaded = _run(et, trans_a, trans_b, accumulate, _HOST_BITS, m, n, k, workers=2)
+    assert np.array_equal(single[0], threaded[0])
+
+
+def test_complex_without_room_for_the_planes_runs_the_loop_nest() -> None:
+    # A workspace too small for the planes (a dot inside a pool task): the loop nest,
+    # still within the bound, and nothing written past the workspace it was given.
+    m, n, k = 64, 40, 30
+    for size in (64, complex_workspace_bytes(P.C64, _HOST_BITS, m, n, k, 1 << 25, False) - 1):
+        result = _run(P.C64, False, True, True, _HOST_BITS, m, n, k, workspace=size)
+        _check(P.C64, True, m, n, k, result)
+    assert complex_workspace_bytes(P.C64, _HOST_BITS, 8, 8, 8, 1 << 25, False) == 0
+    assert complex_workspace_bytes(P.C64, _HOST_BITS, m, n, k, 1 << 10, True) == 0

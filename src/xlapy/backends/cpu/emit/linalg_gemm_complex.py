@@ -1,10 +1,22 @@
-"""xlapy's GEMM for complex types (c64, c128): a plain j-p-i loop nest.
+"""xlapy's GEMM for complex types (c64, c128): four packed real GEMMs, or a loop nest.
 
-The i loop vectorizes when A is not transposed; the product is the textbook
-``(ar*br - ai*bi, ar*bi + ai*br)``, each element summed in the order p = 0, ..., k - 1
-from 0 (or from C). Packed, register-tiled complex kernels are a later step (docs/gemm.md).
-The function has the real GEMM's signature (``linalg_gemm_loops.GEMM_TYPE``); it needs
-no workspace and runs on the calling thread.
+Why four real products: the packed real GEMM (``linalg_gemm_loops``) is where the
+machine's FMA throughput is; written again for interleaved complex numbers it would
+need shuffles in the micro-kernel. So op(A) and op(B) are split into planes of real
+and imaginary parts (in the workspace, laid out as the operands are), the real GEMM
+computes ``Ar Br``, ``Ai Bi``, ``Ar Bi`` and ``Ai Br``, and one pass writes
+``C = (Ar Br - Ai Bi, Ar Bi + Ai Br)`` (plus C when accumulating). This is the "4M"
+method: the same multiplications as the textbook product, each part of an element
+summed over p = 0, ..., k - 1 by the real GEMM (so bit-identical across threads and
+ISAs as it is), the two sums of a part combined once at the end; the error bound is
+the textbook product's (docs/gemm.md). The split and the combine move O(mk + kn + mn)
+elements against the products' O(mnk) work.
+
+Products below ``PACKED_MIN`` multiply-adds, and calls whose workspace cannot hold the
+planes (a small dot inside a pool task, whose workspace is on its stack), run the plain
+j-p-i loop nest with the textbook ``(ar*br - ai*bi, ar*bi + ai*br)``, summed in the
+order p = 0, ..., k - 1 from 0 (or from C); its i loop vectorizes when A is not
+transposed. The function has the real GEMM's signature (``linalg_gemm_loops.GEMM_TYPE``).
 """
 
 from __future__ import annotations
@@ -12,21 +24,149 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ....types import PrimitiveType
-from ..ir_support import for_range
+from ..ir_support import for_range, i64
 from ..llvm_types import F32, F64, I32
+from .linalg_gemm_blocking import blocking, round_up, workspace_bytes
 
 P = PrimitiveType
 _SCALAR = {P.C64: F32, P.C128: F64}
 GEMM_COMPLEX_TYPES = frozenset(_SCALAR)
+REAL_PART = {P.C64: P.F32, P.C128: P.F64}
+PACKED_MIN = 32 * 32 * 32  # multiply-adds below which the loop nest is quicker
+PLANES_MOST = 1 << 30  # the planes' bound at the top of a computation (the arena)
+_ALIGN = 64
+
+
+def _planes_bytes(part_bytes: int, m: int, n: int, k: int) -> int:
+    """Two planes of op(A), two of op(B), four products, each 64-byte aligned."""
+    planes = (m * k, m * k, k * n, k * n, m * n, m * n, m * n, m * n)
+    return sum(round_up(count * part_bytes, _ALIGN) for count in planes)
+
+
+def complex_workspace_bytes(
+    et: PrimitiveType, bits: int, m: int, n: int, k: int, most: int, in_task: bool
+) -> int:
+    """The workspace a complex GEMM of these sizes gets: the planes plus the real
+    GEMM's own, or 0 where it runs the loop nest (a small product; inside a pool task,
+    where the workspace is on the stack, more than ``most`` bytes)."""
+    if m * n * k < PACKED_MIN:
+        return 0
+    real = REAL_PART[et]
+    planes = _planes_bytes(real.byte_width, m, n, k)
+    total = planes + workspace_bytes(real, bits, m, n, k, most)
+    if (in_task and total > most) or planes > PLANES_MOST:
+        return 0
+    return total
 
 
 def emit_complex_gemm(
-    function: ir.Function, et: PrimitiveType, trans_a: bool, trans_b: bool, accumulate: bool
+    function: ir.Function,
+    et: PrimitiveType,
+    trans_a: bool,
+    trans_b: bool,
+    accumulate: bool,
+    real_gemm: ir.Function,
+    bits: int,
 ) -> None:
-    """The body of ``function`` (``GEMM_TYPE``) for complex ``et``."""
-    element = ir.VectorType(_SCALAR[et], 2)
-    align = et.byte_width // 2
+    """The body of ``function`` (``GEMM_TYPE``) for complex ``et``; ``real_gemm`` is the
+    real GEMM of its part type with the same transposes, not accumulating."""
     b = ir.IRBuilder(function.append_basic_block("entry"))
+    a, b_, c, m, n, k, lda, ldb, ldc, workspace, workspace_size, workers = function.args
+    empty = b.or_(b.icmp_signed("<=", m, i64(0)), b.icmp_signed("<=", n, i64(0)))
+    with b.if_then(empty):
+        b.ret_void()
+    part = _SCALAR[et]
+    size = REAL_PART[et].byte_width
+    block = blocking(REAL_PART[et], bits)
+
+    def aligned_bytes(count: ir.Value) -> ir.Value:
+        raw = b.mul(count, i64(size))
+        return b.and_(b.add(raw, i64(_ALIGN - 1)), i64(-_ALIGN))
+
+    def padded(x: ir.Value, step: int) -> ir.Value:
+        return b.mul(b.udiv(b.add(x, i64(step - 1)), i64(step)), i64(step))
+
+    mk, kn, mn = aligned_bytes(b.mul(m, k)), aligned_bytes(b.mul(k, n)), aligned_bytes(b.mul(m, n))
+    offsets, total = [], i64(0)
+    for extent in (mk, mk, kn, kn, mn, mn, mn, mn):
+        offsets.append(total)
+        total = b.add(total, extent)
+    # The real GEMM needs room for at least one step of k packed (its panels shrink to
+    # what it is given, never below one step).
+    one_step = b.mul(b.add(padded(m, block.mr), padded(n, block.nr)), i64(size))
+    fits = b.icmp_signed(">=", b.sub(workspace_size, total), one_step)
+    big = b.icmp_signed(">=", b.mul(b.mul(m, n), k), i64(PACKED_MIN))
+    with b.if_then(b.and_(fits, big)):
+        planes = [b.gep(workspace, [offset]) for offset in offsets]
+        _emit_packed(b, function, part, trans_a, trans_b, accumulate, real_gemm, planes, total)
+        b.ret_void()
+    _emit_loop_nest(b, function, part, et, trans_a, trans_b, accumulate)
+
+
+def _emit_packed(  # noqa: PLR0913
+    b: ir.IRBuilder,
+    function: ir.Function,
+    part: ir.Type,
+    trans_a: bool,
+    trans_b: bool,
+    accumulate: bool,
+    real_gemm: ir.Function,
+    planes: list[ir.Value],
+    planes_bytes: ir.Value,
+) -> None:
+    a, b_, c, m, n, k, lda, ldb, ldc, workspace, workspace_size, workers = function.args
+    a_re, a_im, b_re, b_im, p_rr, p_ii, p_ri, p_ir = planes
+    pair = ir.VectorType(part, 2).as_pointer()
+    pointer = part.as_pointer()
+
+    def split(source: ir.Value, ld: ir.Value, rows: ir.Value, cols: ir.Value, re, im) -> None:  # noqa: ANN001
+        """Planes of a stored (column-major) matrix, compacted to ``rows`` apart."""
+        source = b.bitcast(source, pair)
+        re, im = b.bitcast(re, pointer), b.bitcast(im, pointer)
+        with for_range(b, 0, cols, "sc") as col, for_range(b, 0, rows, "sr") as row:
+            value = b.load(b.gep(source, [b.add(row, b.mul(col, ld))]))
+            at = b.add(row, b.mul(col, rows))
+            b.store(b.extract_element(value, I32(0)), b.gep(re, [at]))
+            b.store(b.extract_element(value, I32(1)), b.gep(im, [at]))
+
+    # op(A) is m x k: stored k x m when transposed; op(B) k x n: stored n x k when so.
+    a_rows, a_cols = (k, m) if trans_a else (m, k)
+    b_rows, b_cols = (n, k) if trans_b else (k, n)
+    split(a, lda, a_rows, a_cols, a_re, a_im)
+    split(b_, ldb, b_rows, b_cols, b_re, b_im)
+    rest = b.gep(workspace, [planes_bytes])
+    rest_size = b.sub(workspace_size, planes_bytes)
+    for left, right, product in ((a_re, b_re, p_rr), (a_im, b_im, p_ii),
+                                 (a_re, b_im, p_ri), (a_im, b_re, p_ir)):  # fmt: skip
+        b.call(real_gemm, [left, right, product, m, n, k, a_rows, b_rows, m,
+                           rest, rest_size, workers])  # fmt: skip
+    out = b.bitcast(c, pair)
+    rr, ii, ri, ir_ = (b.bitcast(x, pointer) for x in (p_rr, p_ii, p_ri, p_ir))
+    zero = ir.Constant(ir.VectorType(part, 2), None)
+    with for_range(b, 0, n, "cj") as j, for_range(b, 0, m, "ci") as i:
+        at = b.add(i, b.mul(j, m))
+        re = b.fsub(b.load(b.gep(rr, [at])), b.load(b.gep(ii, [at])))
+        im = b.fadd(b.load(b.gep(ri, [at])), b.load(b.gep(ir_, [at])))
+        target = b.gep(out, [b.add(i, b.mul(j, ldc))])
+        if accumulate:
+            old = b.load(target)
+            re = b.fadd(b.extract_element(old, I32(0)), re)
+            im = b.fadd(b.extract_element(old, I32(1)), im)
+        value = b.insert_element(b.insert_element(zero, re, I32(0)), im, I32(1))
+        b.store(value, target)
+
+
+def _emit_loop_nest(
+    b: ir.IRBuilder,
+    function: ir.Function,
+    part: ir.Type,
+    et: PrimitiveType,
+    trans_a: bool,
+    trans_b: bool,
+    accumulate: bool,
+) -> None:
+    element = ir.VectorType(part, 2)
+    align = et.byte_width // 2
     a, b_, c, m, n, k, lda, ldb, ldc = function.args[:9]
     pointer = element.as_pointer()
     a, b_, c = (b.bitcast(x, pointer) for x in (a, b_, c))
@@ -57,4 +197,10 @@ def emit_complex_gemm(
     b.ret_void()
 
 
-__all__ = ["GEMM_COMPLEX_TYPES", "emit_complex_gemm"]
+__all__ = [
+    "GEMM_COMPLEX_TYPES",
+    "PACKED_MIN",
+    "REAL_PART",
+    "complex_workspace_bytes",
+    "emit_complex_gemm",
+]

@@ -25,7 +25,7 @@ from C) with ``llvm.fmuladd``, whatever the blocking, the vector width or the nu
 threads: results do not depend on them, and AOT objects compute what the JIT does bit
 for bit. With the library, pool tasks run under the caller's MXCSR (its FTZ/DAZ bits,
 ``CpuOptions.flush_denormals``), so every thread rounds the same way.
-Complex types run ``linalg_gemm_complex``'s loop nest.
+Complex types run four of these real GEMMs (``linalg_gemm_complex``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,12 @@ from ..llvm_types import F32, F64, I1, I8_PTR, I8_PTR_PTR, I32, I64, KERNEL_TYPE
 from ..runtime import jit
 from ..runtime.native_runtime import worker_count
 from .linalg_gemm_blocking import GEMM_REAL_TYPES, Blocking, blocking, workspace_bytes
-from .linalg_gemm_complex import GEMM_COMPLEX_TYPES, emit_complex_gemm
+from .linalg_gemm_complex import (
+    GEMM_COMPLEX_TYPES,
+    REAL_PART,
+    complex_workspace_bytes,
+    emit_complex_gemm,
+)
 from .linalg_gemm_kernel import emit_small_gemm, micro_kernel, module_function
 from .linalg_gemm_pack import emit_pack_slivers
 
@@ -116,7 +121,11 @@ def emit_gemm_call(
     else:
         n_value = i64(n)
     most = GROUP_BYTES if builder is None else KERNEL_GROUP_BYTES
-    size = max(64, workspace_bytes(et, bits, m, n, k, most))
+    if et in GEMM_COMPLEX_TYPES:
+        size = complex_workspace_bytes(et, bits, m, n, k, most, in_task=builder is not None)
+    else:
+        size = workspace_bytes(et, bits, m, n, k, most)
+    size = max(64, size)
     if builder is None:
         workspace = b.gep(fe.arena_base, [i64(_arena_workspace(fe.m, size))])
         workers = worker_count()
@@ -169,7 +178,9 @@ def gemm_function(
     for argument in function.args[:3]:
         argument.add_attribute("noalias")
     if et in GEMM_COMPLEX_TYPES:
-        emit_complex_gemm(function, et, trans_a, trans_b, accumulate)
+        real = gemm_function(module, REAL_PART[et], trans_a, trans_b, False, bits, mxcsr=mxcsr)
+        real.attributes.add("noinline")  # called four times
+        emit_complex_gemm(function, et, trans_a, trans_b, accumulate, real, bits)
     else:
         _RealGemm(function, et, trans_a, trans_b, accumulate, blocking(et, bits), mxcsr).emit()
     return function
