@@ -13,7 +13,7 @@ from .expand.indexing_scatter import ScatterExpander
 from .expand.linalg_batchnorm import BatchNormExpander
 from .expand.linalg_conv import ConvolutionCanonicalizer
 from .expand.linalg_dot import DotCanonicalizer
-from .expand.linalg_dot_types import DotTypeWidener, LinalgTypeWidener
+from .expand.linalg_dot_types import DotTypeWidener, IntegerDotToFloat, LinalgTypeWidener
 from .expand.linalg_fft import FftExpander, unit_roots
 from .expand.linalg_ragged import RaggedDotExpander, ScaledDotExpander
 from .expand.movement_barriers import (
@@ -78,6 +78,7 @@ __all__ = [
     "DynamicSignature",
     "DotCanonicalizer",
     "DotTypeWidener",
+    "IntegerDotToFloat",
     "ExpanderPass",
     "FftExpander",
     "FloatNormalization",

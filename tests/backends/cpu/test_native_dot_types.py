@@ -4,6 +4,7 @@ in the accumulation type between converts), against the interpreter."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,3 +78,58 @@ ENTRY e {{
         np.testing.assert_allclose(
             np.asarray(got, np.float64), np.asarray(want, np.float64), rtol=tolerance, atol=tolerance
         )
+
+
+def _int_dot(lt: str, rt: str, ot: str, m: int, k: int, n: int, batch: int = 0) -> str:
+    lead = f"{batch}," if batch else ""
+    batch_dims = ", lhs_batch_dims={0}, rhs_batch_dims={0}" if batch else ""
+    c = 2 if batch else 1
+    return f"""HloModule i
+ENTRY e {{
+  a = {lt}[{lead}{m},{k}] parameter(0)
+  b = {rt}[{lead}{k},{n}] parameter(1)
+  ROOT d = {ot}[{lead}{m},{n}] dot(a, b), lhs_contracting_dims={{{c}}}, rhs_contracting_dims={{{c - 1}}}{batch_dims}
+}}"""
+
+
+def _optimized_dot_type(text: str) -> str:
+    from xlapy.backends.cpu.pipeline import cpu_pipeline  # noqa: PLC0415
+    from xlapy.backends.cpu.runtime.executable import CpuOptions  # noqa: PLC0415
+
+    module = parse_module(text)
+    cpu_pipeline(CpuOptions()).run(module)
+    dots = [i for c in module.computations for i in c.instructions if i.opcode.value == "dot"]
+    return dots[0].operands[0].shape.element_type.hlo_name
+
+
+@pytest.mark.parametrize(
+    ("lt", "rt", "ot", "k", "wide"),
+    [("s8", "s8", "s32", 1024, "f32"), ("s8", "s8", "s32", 1025, "f64"),
+     ("u8", "s8", "s32", 300, "f32"), ("u8", "u8", "u32", 2000, "f64"),
+     ("s16", "s16", "s64", 700, "f64"), ("s8", "s8", "s8", 64, "f32"),
+     ("s4", "u4", "s32", 77, "f32")],
+)  # fmt: skip
+def test_integer_dots_run_exactly_as_float_gemms(lt, rt, ot, k, wide):
+    # The extreme values of each type, so that the sums reach k * max|a| * max|b| (the
+    # bound that picks f32 or f64) and wrap where the result type is narrow.
+    text = _int_dot(lt, rt, ot, 33, k, 29, batch=2)
+    assert _optimized_dot_type(text) == wide
+    dtype = lambda t: xlapy.PrimitiveType.from_hlo_name(t).dtype  # noqa: E731
+    rng = np.random.default_rng(k)
+
+    def operand(t: str, shape: tuple[int, ...]) -> np.ndarray:
+        info = np.iinfo(np.int8 if t == "s4" else np.uint8 if t == "u4" else dtype(t))
+        low, high = (-8, 7) if t == "s4" else (0, 15) if t == "u4" else (info.min, info.max)
+        values = rng.choice([low, high, low + 1, 0, 1], shape)
+        return values.astype(dtype(t))
+
+    a, b = operand(lt, (2, 33, k)), operand(rt, (2, k, 29))
+    executable = xlapy.local_client("cpu").compile(parse_module(text))
+    np.testing.assert_array_equal(executable(a, b), interpret(text, a, b))
+
+
+def test_an_integer_dot_whose_sums_could_pass_2_to_the_53_keeps_the_integer_loop():
+    # s16 x s16 products reach 2^30; past k = 2^23 not even f64 holds every sum.
+    assert _optimized_dot_type(_int_dot("s16", "s16", "s64", 1, 1 << 23, 1)) == "f64"
+    assert _optimized_dot_type(_int_dot("s16", "s16", "s64", 1, (1 << 23) + 1, 1)) == "s64"
+    assert _optimized_dot_type(_int_dot("s32", "s32", "s32", 4, 4, 4)) == "s32"

@@ -32,6 +32,7 @@ from ...passes import (
     GatherExpander,
     HloPass,
     InstructionFusion,
+    IntegerDotToFloat,
     LinalgTypeWidener,
     MapInliner,
     MultiOutputFusion,
@@ -113,6 +114,7 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(WhileLoopInvariantCodeMotion())
     pipeline.add(BatchNormExpander())
     pipeline.add(ConvolutionCanonicalizer())
+    pipeline.add(IntegerDotToFloat())  # before the widener turns s8 operands into s32
     pipeline.add(DotTypeWidener())
     pipeline.add(LinalgTypeWidener())
     pipeline.add(DotCanonicalizer())

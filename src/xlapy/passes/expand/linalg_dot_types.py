@@ -13,6 +13,16 @@ width: products and sums wrap modulo 2^width whatever width they were computed i
 Left alone: dots the backend takes directly (f32/f64 or integer with all three
 types equal), complex dots, and pred results.
 
+``IntegerDotToFloat``: a dot of narrow integers (8 and 16 bits, and the sub-byte types)
+into an integer result is taken as a float GEMM. Why: the GEMM is where the machine's
+vector throughput is, and the float dot is exact here, not an approximation: every
+operand converts exactly, and while ``k * max|a| * max|b|`` stays within the float's
+integer range (2^24 for f32, 2^53 for f64) every product and every partial sum is an
+integer the float holds exactly, in any order of summation. The exact sum then goes to
+s64 and on to the result type, which wraps modulo 2^width as the integer dot does. An
+s8 x s8 dot takes f32 up to k = 1024 and f64 beyond; a product that could exceed 2^53
+keeps the integer loop.
+
 ``LinalgTypeWidener``: cholesky and triangular-solve of f16, bf16 and 8-bit floats
 run in f32 between converts, as the interpreter computes them (LAPACK and BLAS
 have no narrower types).
@@ -59,6 +69,37 @@ def widen_dot(dot: HloInstruction) -> HloInstruction | None:
     return _converted(widened, types[2])
 
 
+_EXACT_FLOATS = ((P.F32, 1 << 24), (P.F64, 1 << 53))
+
+
+def _magnitude(et: PrimitiveType) -> int | None:
+    """The largest |value| of a narrow integer type (None for wider ones)."""
+    if not et.is_integral or et.bit_width > 16:
+        return None
+    return (1 << et.bit_width) - 1 if et.is_unsigned_integral else 1 << (et.bit_width - 1)
+
+
+def integer_dot_as_float(dot: HloInstruction) -> HloInstruction | None:
+    lhs, rhs = dot.operands
+    out = dot.shape.element_type
+    if not (dot.shape.is_array and out.is_integral and not out.is_pred):
+        return None
+    bounds = [_magnitude(o.shape.element_type) for o in (lhs, rhs)]
+    if None in bounds or any(o.shape.element_type.is_pred for o in (lhs, rhs)):
+        return None
+    numbers = dot.dot_dimension_numbers
+    k = 1
+    for d in numbers.lhs_contracting_dimensions:
+        k *= lhs.shape.dimensions[d]
+    largest = k * bounds[0] * bounds[1]
+    wide = next((et for et, limit in _EXACT_FLOATS if largest <= limit), None)
+    if wide is None:
+        return None
+    attributes = {k: v for k, v in dot.attributes.items() if k != "precision_config"}
+    product = make(Op.DOT, [make_convert(lhs, wide), make_convert(rhs, wide)], attributes)
+    return _converted(make_convert(product, P.S64), out)
+
+
 class _Replacing(ExpanderPass):
     """Replaces each instruction by what ``rewrite`` builds beside it."""
 
@@ -85,6 +126,12 @@ def widen_linalg(instruction: HloInstruction) -> HloInstruction | None:
     operands = [_converted(o, P.F32) for o in instruction.operands]
     widened = make(instruction.opcode, operands, dict(instruction.attributes))
     return _converted(widened, et)
+
+
+class IntegerDotToFloat(_Replacing):
+    name = "integer-dot-to-float"
+    opcodes = frozenset({Op.DOT})
+    rewrite = staticmethod(integer_dot_as_float)
 
 
 class LinalgTypeWidener(_Replacing):
