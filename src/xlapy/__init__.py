@@ -55,7 +55,7 @@ from .xla_data import (
 if TYPE_CHECKING:  # only for the annotation: the service loads when connect() is called
     from .service.remote_client import RemoteClient
 
-__version__ = "0.1.0"
+from .version import __version__ as __version__  # noqa: E402  (the public attribute)
 
 
 def connect(target: str, token: str | None = None, **options: Any) -> "RemoteClient":

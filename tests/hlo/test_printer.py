@@ -311,3 +311,21 @@ def test_jax_structure_is_what_xla_wrote(jax_texts):
         if i.opcode is HloOpcode.CONSTANT and i.shape.dimensions == (8,)
     ]
     assert values and np.isnan(values[0][0]) and values[0][1] == np.inf
+
+
+def test_large_constants_can_print_as_digests_of_their_bytes():
+    # What the compile cache's key prints (digest_constants_over): every byte counts,
+    # NaN payloads and signed zeros included; small constants print as they are.
+    def module(values: np.ndarray) -> str:
+        x = ", ".join(repr(float(v)) if not np.isnan(v) else "nan" for v in values)
+        return f"HloModule c\nENTRY e {{\n  ROOT c = f32[{len(values)}] constant({{{x}}})\n}}\n"
+
+    options = PrintOptions(digest_constants_over=64)
+    big = np.linspace(-1, 1, 100).astype(np.float32)
+    text = parse_module(module(big)).to_text(options=options)
+    assert "constant(digest=" in text and "0.5" not in text
+    changed = big.copy()
+    changed[57] = -0.0 if changed[57] == 0 else np.nextafter(changed[57], np.float32(2))
+    assert parse_module(module(changed)).to_text(options=options) != text
+    small = parse_module(module(big[:64]))
+    assert small.to_text(options=options) == small.to_text()

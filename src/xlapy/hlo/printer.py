@@ -10,9 +10,12 @@ parsed them, and unknown ones verbatim.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
+
+import numpy as np
 
 from ..literal_text import format_literal
 from ..opcode import HloOpcode
@@ -46,6 +49,10 @@ class PrintOptions:
     print_control_dependencies: bool = True
     # Annotate every N-th operand with /*index=N*/ (0: never).
     operand_index_interval: int = 0
+    # Constants of more elements than this print as a digest of their bytes (0: never):
+    # text that identifies a module (the compile cache's key) without formatting every
+    # float; not parsable.
+    digest_constants_over: int = 0
 
     @staticmethod
     def short() -> PrintOptions:
@@ -111,9 +118,20 @@ def literal_text(literal: Any) -> str:
     return format_literal(literal, with_shape=False, oneline=True)
 
 
+def _constant_digest(literal: Any, over: int) -> str | None:
+    """``digest=<sha256 of the bytes>`` for an array literal past ``over`` elements."""
+    if not over or literal is None or isinstance(literal, RawLiteral):
+        return None
+    if not literal.shape.is_array or literal.shape.element_count() <= over:
+        return None
+    data = np.ascontiguousarray(literal.data)
+    return f"digest={hashlib.sha256(data.tobytes()).hexdigest()}"
+
+
 def _operands_text(instruction: HloInstruction, options: PrintOptions) -> str:
     if instruction.opcode is HloOpcode.CONSTANT:
-        return literal_text(instruction.literal)
+        digest = _constant_digest(instruction.literal, options.digest_constants_over)
+        return digest or literal_text(instruction.literal)
     if instruction.opcode is HloOpcode.PARAMETER:
         return str(instruction.parameter_number)
     out: list[str] = []

@@ -192,3 +192,20 @@ ENTRY e {
         compile_with({"constant-foldin"})
     with pytest.raises(xlapy.errors.InvalidArgumentError, match="cannot be disabled"):
         compile_with({"layout-normalization"})
+
+
+def test_the_compile_cache_tells_large_constants_apart_by_every_byte():
+    # The key prints constants past 64 elements as digests of their bytes.
+    client = xlapy.local_client("cpu")
+    base = np.linspace(-1, 1, 1000).astype(np.float32)
+    results = []
+    for tweak in (None, 500, 999):
+        values = base.copy()
+        if tweak is not None:
+            values[tweak] = np.nextafter(values[tweak], np.float32(5))
+        b = xlapy.XlaBuilder("add_constant")
+        x = xlapy.ops.Parameter(b, 0, xlapy.Shape.parse("f32[1000]"), "x")
+        executable = client.compile(b.build(x + xlapy.ops.Constant(b, values)))
+        results.append(np.asarray(executable(np.zeros(1000, np.float32))))
+        np.testing.assert_array_equal(results[-1], values)
+    assert not np.array_equal(results[0], results[1])

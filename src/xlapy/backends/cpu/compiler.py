@@ -13,10 +13,12 @@ import os
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import replace
 
 from ...custom_call import lookup_custom_call
 from ...errors import NotFoundError
 from ...hlo.module import HloModule
+from ...hlo.printer import PrintOptions
 from ...opcode import HloOpcode
 from ...passes import COMPILER_TARGETS
 from ...shape import ProgramShape
@@ -56,8 +58,12 @@ def _custom_call_targets(module: HloModule) -> str:
     return ",".join(parts)
 
 
+# The cache key's text: constants past this many elements as digests of their bytes.
+_KEY_TEXT = replace(PrintOptions.short(), digest_constants_over=64)
+
+
 def _cache_key(module: HloModule, options: CpuOptions, target: jit.Target) -> str:
-    text = module.to_text() + "\n" + _custom_call_targets(module)
+    text = module.to_text(options=_KEY_TEXT) + "\n" + _custom_call_targets(module)
     shape = str(module.entry.program_shape)
     disabled = ",".join(sorted(options.disabled_passes))
     knobs = (
