@@ -19,7 +19,11 @@ import pytest
 
 from xlapy.backends.cpu.emit import linalg_gemm_library as library
 from xlapy.backends.cpu.emit.linalg_gemm_blocking import blocking, workspace_bytes
-from xlapy.backends.cpu.emit.linalg_gemm_complex import PACKED_MIN, complex_workspace_bytes
+from xlapy.backends.cpu.emit.linalg_gemm_complex import (
+    PACKED_MIN,
+    PLANES_MOST,
+    complex_workspace_bytes,
+)
 from xlapy.backends.cpu.runtime import guarded_memory, jit
 from xlapy.types import PrimitiveType as P
 
@@ -208,12 +212,28 @@ def test_complex_through_four_real_gemms(et, trans_a, trans_b, accumulate) -> No
     assert np.array_equal(single[0], threaded[0])
 
 
-def test_complex_without_room_for_the_planes_runs_the_loop_nest() -> None:
-    # A workspace too small for the planes (a dot inside a pool task): the loop nest,
-    # still within the bound, and nothing written past the workspace it was given.
+def test_complex_in_column_blocks_and_without_room_for_the_planes() -> None:
+    # A workspace for a few columns at a time gives the same bits as the whole width
+    # (each element is still summed over p in order); one too small for a single
+    # column runs the loop nest, within the bound; nothing is written past either.
     m, n, k = 64, 40, 30
-    for size in (64, complex_workspace_bytes(P.C64, _HOST_BITS, m, n, k, 1 << 25, False) - 1):
-        result = _run(P.C64, False, True, True, _HOST_BITS, m, n, k, workspace=size)
-        _check(P.C64, True, m, n, k, result)
+    whole = _run(P.C64, False, True, True, _HOST_BITS, m, n, k)
+    narrow = complex_workspace_bytes(P.C64, _HOST_BITS, m, n, k, 40_000, in_task=True)
+    assert 0 < narrow < complex_workspace_bytes(P.C64, _HOST_BITS, m, n, k, 1 << 25, False)
+    blocked = _run(P.C64, False, True, True, _HOST_BITS, m, n, k, workspace=narrow)
+    assert np.array_equal(whole[0], blocked[0])
+    blocked_t = _run(P.C64, True, False, False, _HOST_BITS, m, n, k, workspace=narrow)
+    _check(P.C64, False, m, n, k, blocked_t)
+    result = _run(P.C64, False, True, True, _HOST_BITS, m, n, k, workspace=64)
+    _check(P.C64, True, m, n, k, result)
     assert complex_workspace_bytes(P.C64, _HOST_BITS, 8, 8, 8, 1 << 25, False) == 0
     assert complex_workspace_bytes(P.C64, _HOST_BITS, m, n, k, 1 << 10, True) == 0
+
+
+def test_a_huge_complex_product_keeps_its_planes_within_the_bound() -> None:
+    # 8192^3 c64: whole planes would take 2 GiB; by column blocks they stay under 1 GiB
+    # (op(A)'s planes, 512 MiB, are whole: where they alone pass the bound, the loop nest).
+    n = 8192
+    size = complex_workspace_bytes(P.C64, _HOST_BITS, n, n, n, 32 << 20, in_task=False)
+    assert 0 < size <= PLANES_MOST + (32 << 20)
+    assert complex_workspace_bytes(P.C64, _HOST_BITS, 2 * n, n, 2 * n, 32 << 20, False) == 0

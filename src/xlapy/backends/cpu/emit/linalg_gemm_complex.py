@@ -12,9 +12,11 @@ ISAs as it is), the two sums of a part combined once at the end; the error bound
 the textbook product's (docs/gemm.md). The split and the combine move O(mk + kn + mn)
 elements against the products' O(mnk) work.
 
-Products below ``PACKED_MIN`` multiply-adds, and calls whose workspace cannot hold the
-planes (a small dot inside a pool task, whose workspace is on its stack), run the plain
-j-p-i loop nest with the textbook ``(ar*br - ai*bi, ar*bi + ai*br)``, summed in the
+The planes of op(B) and the products cover a block of C's columns at a time, as wide
+as the workspace holds (``complex_workspace_bytes`` bounds the planes by PLANES_MOST at
+the top of a computation, by the stack's share inside a pool task). Products below
+``PACKED_MIN`` multiply-adds, and calls whose workspace cannot hold the planes for even
+one column, run the plain j-p-i loop nest with the textbook ``(ar*br - ai*bi, ar*bi + ai*br)``, summed in the
 order p = 0, ..., k - 1 from 0 (or from C); its i loop vectorizes when A is not
 transposed. The function has the real GEMM's signature (``linalg_gemm_loops.GEMM_TYPE``).
 """
@@ -37,26 +39,36 @@ PLANES_MOST = 1 << 30  # the planes' bound at the top of a computation (the aren
 _ALIGN = 64
 
 
-def _planes_bytes(part_bytes: int, m: int, n: int, k: int) -> int:
-    """Two planes of op(A), two of op(B), four products, each 64-byte aligned."""
-    planes = (m * k, m * k, k * n, k * n, m * n, m * n, m * n, m * n)
-    return sum(round_up(count * part_bytes, _ALIGN) for count in planes)
+def _planes_bytes(et: PrimitiveType, m: int, width: int, k: int) -> int:
+    """Planes of op(A), of ``width`` columns of op(B), and four products of that width,
+    each 64-byte aligned."""
+    size = REAL_PART[et].byte_width
+    planes = (m * k, m * k, k * width, k * width) + (m * width,) * 4
+    return sum(round_up(count * size, _ALIGN) for count in planes)
 
 
 def complex_workspace_bytes(
     et: PrimitiveType, bits: int, m: int, n: int, k: int, most: int, in_task: bool
 ) -> int:
-    """The workspace a complex GEMM of these sizes gets: the planes plus the real
-    GEMM's own, or 0 where it runs the loop nest (a small product; inside a pool task,
-    where the workspace is on the stack, more than ``most`` bytes)."""
+    """The workspace a complex GEMM of these sizes gets: the planes for as many columns
+    of C at a time as keep them within their bound (PLANES_MOST at the top of a
+    computation; inside a pool task, whose workspace is on its stack, planes and the
+    real GEMM's workspace together within ``most``) plus the real GEMM's workspace; or
+    0 where it runs the loop nest (a small product, or not even one column fits)."""
     if m * n * k < PACKED_MIN:
         return 0
     real = REAL_PART[et]
-    planes = _planes_bytes(real.byte_width, m, n, k)
-    total = planes + workspace_bytes(real, bits, m, n, k, most)
-    if (in_task and total > most) or planes > PLANES_MOST:
-        return 0
-    return total
+
+    def total(width: int) -> int:
+        return _planes_bytes(et, m, width, k) + workspace_bytes(real, bits, m, width, k, most)
+
+    def fits(width: int) -> bool:
+        return total(width) <= most if in_task else _planes_bytes(et, m, width, k) <= PLANES_MOST
+
+    width = n
+    while width > 1 and not fits(width):
+        width = (width + 1) // 2
+    return total(width) if fits(width) else 0
 
 
 def emit_complex_gemm(
@@ -69,13 +81,14 @@ def emit_complex_gemm(
     bits: int,
 ) -> None:
     """The body of ``function`` (``GEMM_TYPE``) for complex ``et``; ``real_gemm`` is the
-    real GEMM of its part type with the same transposes, not accumulating."""
+    real GEMM of its part type with the same transposes, not accumulating. The columns
+    of C go by blocks as wide as the workspace holds (halving from n), so any workspace
+    is safe: one too small for a single column runs the loop nest."""
     b = ir.IRBuilder(function.append_basic_block("entry"))
     a, b_, c, m, n, k, lda, ldb, ldc, workspace, workspace_size, workers = function.args
     empty = b.or_(b.icmp_signed("<=", m, i64(0)), b.icmp_signed("<=", n, i64(0)))
     with b.if_then(empty):
         b.ret_void()
-    part = _SCALAR[et]
     size = REAL_PART[et].byte_width
     block = blocking(REAL_PART[et], bits)
 
@@ -86,21 +99,58 @@ def emit_complex_gemm(
     def padded(x: ir.Value, step: int) -> ir.Value:
         return b.mul(b.udiv(b.add(x, i64(step - 1)), i64(step)), i64(step))
 
-    mk, kn, mn = aligned_bytes(b.mul(m, k)), aligned_bytes(b.mul(k, n)), aligned_bytes(b.mul(m, n))
-    offsets, total = [], i64(0)
-    for extent in (mk, mk, kn, kn, mn, mn, mn, mn):
-        offsets.append(total)
-        total = b.add(total, extent)
-    # The real GEMM needs room for at least one step of k packed (its panels shrink to
-    # what it is given, never below one step).
-    one_step = b.mul(b.add(padded(m, block.mr), padded(n, block.nr)), i64(size))
-    fits = b.icmp_signed(">=", b.sub(workspace_size, total), one_step)
+    def layout(width: ir.Value) -> tuple[list[ir.Value], ir.Value, ir.Value]:
+        """The planes' offsets for blocks of ``width`` columns, their end, and the
+        bytes they and one panel of k (KC steps, fewer if k is) of the real GEMM need
+        (what ``complex_workspace_bytes`` reserves at least)."""
+        mk = aligned_bytes(b.mul(m, k))
+        kw = aligned_bytes(b.mul(k, width))
+        mw = aligned_bytes(b.mul(m, width))
+        offsets, end = [], i64(0)
+        for extent in (mk, mk, kw, kw, mw, mw, mw, mw):
+            offsets.append(end)
+            end = b.add(end, extent)
+        step = b.mul(b.add(padded(m, block.mr), padded(width, block.nr)), i64(size))
+        steps = b.select(b.icmp_signed("<", k, i64(block.kc)), k, i64(block.kc))
+        return offsets, end, b.add(end, b.mul(step, steps))
+
+    # The widest block that fits, halving from n (a loop, at most log2 n steps).
+    width_slot = b.alloca(ir.IntType(64), name="width")
+    b.store(n, width_slot)
+    check = b.append_basic_block("width.check")
+    shrink = b.append_basic_block("width.shrink")
+    chosen = b.append_basic_block("width.chosen")
+    b.branch(check)
+    b.position_at_end(check)
+    width = b.load(width_slot)
+    too_big = b.icmp_signed(">", layout(width)[2], workspace_size)
+    b.cbranch(b.and_(too_big, b.icmp_signed(">", width, i64(1))), shrink, chosen)
+    b.position_at_end(shrink)
+    b.store(b.udiv(b.add(width, i64(1)), i64(2)), width_slot)
+    b.branch(check)
+    b.position_at_end(chosen)
+    width = b.load(width_slot)
+    offsets, end, needed = layout(width)
+    fits = b.icmp_signed("<=", needed, workspace_size)
     big = b.icmp_signed(">=", b.mul(b.mul(m, n), k), i64(PACKED_MIN))
     with b.if_then(b.and_(fits, big)):
         planes = [b.gep(workspace, [offset]) for offset in offsets]
-        _emit_packed(b, function, part, trans_a, trans_b, accumulate, real_gemm, planes, total)
+        _emit_packed(b, function, _SCALAR[et], trans_a, trans_b, accumulate, real_gemm,
+                     planes, end, width)  # fmt: skip
         b.ret_void()
-    _emit_loop_nest(b, function, part, et, trans_a, trans_b, accumulate)
+    _emit_loop_nest(b, function, _SCALAR[et], et, trans_a, trans_b, accumulate)
+
+
+def _split(b: ir.IRBuilder, part: ir.Type, source: ir.Value, ld: ir.Value, rows: ir.Value,
+           cols: ir.Value, planes: tuple[ir.Value, ir.Value]) -> None:  # fmt: skip
+    """The real and imaginary planes of a stored (column-major) matrix, ``rows`` apart."""
+    source = b.bitcast(source, ir.VectorType(part, 2).as_pointer())
+    re, im = (b.bitcast(x, part.as_pointer()) for x in planes)
+    with for_range(b, 0, cols, "sc") as col, for_range(b, 0, rows, "sr") as row:
+        value = b.load(b.gep(source, [b.add(row, b.mul(col, ld))]))
+        at = b.add(row, b.mul(col, rows))
+        b.store(b.extract_element(value, I32(0)), b.gep(re, [at]))
+        b.store(b.extract_element(value, I32(1)), b.gep(im, [at]))
 
 
 def _emit_packed(  # noqa: PLR0913
@@ -113,47 +163,46 @@ def _emit_packed(  # noqa: PLR0913
     real_gemm: ir.Function,
     planes: list[ir.Value],
     planes_bytes: ir.Value,
+    width: ir.Value,
 ) -> None:
     a, b_, c, m, n, k, lda, ldb, ldc, workspace, workspace_size, workers = function.args
     a_re, a_im, b_re, b_im, p_rr, p_ii, p_ri, p_ir = planes
-    pair = ir.VectorType(part, 2).as_pointer()
-    pointer = part.as_pointer()
-
-    def split(source: ir.Value, ld: ir.Value, rows: ir.Value, cols: ir.Value, re, im) -> None:  # noqa: ANN001
-        """Planes of a stored (column-major) matrix, compacted to ``rows`` apart."""
-        source = b.bitcast(source, pair)
-        re, im = b.bitcast(re, pointer), b.bitcast(im, pointer)
-        with for_range(b, 0, cols, "sc") as col, for_range(b, 0, rows, "sr") as row:
-            value = b.load(b.gep(source, [b.add(row, b.mul(col, ld))]))
-            at = b.add(row, b.mul(col, rows))
-            b.store(b.extract_element(value, I32(0)), b.gep(re, [at]))
-            b.store(b.extract_element(value, I32(1)), b.gep(im, [at]))
-
     # op(A) is m x k: stored k x m when transposed; op(B) k x n: stored n x k when so.
     a_rows, a_cols = (k, m) if trans_a else (m, k)
-    b_rows, b_cols = (n, k) if trans_b else (k, n)
-    split(a, lda, a_rows, a_cols, a_re, a_im)
-    split(b_, ldb, b_rows, b_cols, b_re, b_im)
+    _split(b, part, a, lda, a_rows, a_cols, (a_re, a_im))
     rest = b.gep(workspace, [planes_bytes])
     rest_size = b.sub(workspace_size, planes_bytes)
-    for left, right, product in ((a_re, b_re, p_rr), (a_im, b_im, p_ii),
-                                 (a_re, b_im, p_ri), (a_im, b_re, p_ir)):  # fmt: skip
-        b.call(real_gemm, [left, right, product, m, n, k, a_rows, b_rows, m,
-                           rest, rest_size, workers])  # fmt: skip
-    out = b.bitcast(c, pair)
-    rr, ii, ri, ir_ = (b.bitcast(x, pointer) for x in (p_rr, p_ii, p_ri, p_ir))
-    zero = ir.Constant(ir.VectorType(part, 2), None)
-    with for_range(b, 0, n, "cj") as j, for_range(b, 0, m, "ci") as i:
-        at = b.add(i, b.mul(j, m))
-        re = b.fsub(b.load(b.gep(rr, [at])), b.load(b.gep(ii, [at])))
-        im = b.fadd(b.load(b.gep(ri, [at])), b.load(b.gep(ir_, [at])))
-        target = b.gep(out, [b.add(i, b.mul(j, ldc))])
-        if accumulate:
-            old = b.load(target)
-            re = b.fadd(b.extract_element(old, I32(0)), re)
-            im = b.fadd(b.extract_element(old, I32(1)), im)
-        value = b.insert_element(b.insert_element(zero, re, I32(0)), im, I32(1))
-        b.store(value, target)
+    pair = ir.VectorType(part, 2)
+    pointer = part.as_pointer()
+    blocks = b.udiv(b.add(n, b.sub(width, i64(1))), width)
+    with for_range(b, 0, blocks, "cb") as column_block:
+        j0 = b.mul(column_block, width)
+        w = b.select(b.icmp_signed("<", b.sub(n, j0), width), b.sub(n, j0), width)
+        # Columns j0..j0+w of op(B): stored columns of B, or its rows when transposed.
+        b_typed = b.bitcast(b_, pair.as_pointer())
+        if trans_b:
+            start, b_rows, b_cols = b.gep(b_typed, [j0]), w, k
+        else:
+            start, b_rows, b_cols = b.gep(b_typed, [b.mul(j0, ldb)]), k, w
+        _split(b, part, start, ldb, b_rows, b_cols, (b_re, b_im))
+        for left, right, product in ((a_re, b_re, p_rr), (a_im, b_im, p_ii),
+                                     (a_re, b_im, p_ri), (a_im, b_re, p_ir)):  # fmt: skip
+            b.call(real_gemm, [left, right, product, m, w, k, a_rows, b_rows, m,
+                               rest, rest_size, workers])  # fmt: skip
+        out = b.bitcast(c, pair.as_pointer())
+        rr, ii, ri, ir_ = (b.bitcast(x, pointer) for x in (p_rr, p_ii, p_ri, p_ir))
+        zero = ir.Constant(pair, None)
+        with for_range(b, 0, w, "cj") as j, for_range(b, 0, m, "ci") as i:
+            at = b.add(i, b.mul(j, m))
+            re = b.fsub(b.load(b.gep(rr, [at])), b.load(b.gep(ii, [at])))
+            im = b.fadd(b.load(b.gep(ri, [at])), b.load(b.gep(ir_, [at])))
+            target = b.gep(out, [b.add(i, b.mul(b.add(j0, j), ldc))])
+            if accumulate:
+                old = b.load(target)
+                re = b.fadd(b.extract_element(old, I32(0)), re)
+                im = b.fadd(b.extract_element(old, I32(1)), im)
+            value = b.insert_element(b.insert_element(zero, re, I32(0)), im, I32(1))
+            b.store(value, target)
 
 
 def _emit_loop_nest(
