@@ -581,7 +581,7 @@ def _reducer_step(
     return result
 
 
-def _interleave(plans: list[dict], function: ir.Function) -> int | None:
+def _interleave(plans: list[dict], function: ir.Function) -> int:
     """Vectors in flight for a reduce's innermost loop: REDUCE_INTERLEAVE, halved for a
     float max/min, which keeps three accumulators per vector (AVX2 has 16 registers).
     A body computing a polynomial approximation (exp in a softmax) is bound by its
