@@ -40,7 +40,7 @@ ROOT_PACKAGE = "xlapy"
 # (``xlapy.hlo.typed_attributes`` is in ``hlo``). The root package ``xlapy`` matches
 # only itself: every subpackage needs a row of its own.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("xlapy.errors", "xlapy.memory", "xlapy.types", "xlapy._xla_data_util")),
+    ("base", ("xlapy.errors", "xlapy.memory", "xlapy.types", "xlapy._xla_data_util", "xlapy.version")),
     (
         "values",
         (
