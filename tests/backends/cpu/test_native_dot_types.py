@@ -133,3 +133,19 @@ def test_an_integer_dot_whose_sums_could_pass_2_to_the_53_keeps_the_integer_loop
     assert _optimized_dot_type(_int_dot("s16", "s16", "s64", 1, 1 << 23, 1)) == "f64"
     assert _optimized_dot_type(_int_dot("s16", "s16", "s64", 1, (1 << 23) + 1, 1)) == "s64"
     assert _optimized_dot_type(_int_dot("s32", "s32", "s32", 4, 4, 4)) == "s32"
+
+
+def test_the_integer_bound_counts_every_contracting_dimension():
+    # k = 32 * 33 = 1056 > 1024: s8 sums may pass 2^24, so f64 (and exact).
+    text = """HloModule i
+ENTRY e {
+  a = s8[3,32,33] parameter(0)
+  b = s8[32,33,5] parameter(1)
+  ROOT d = s32[3,5] dot(a, b), lhs_contracting_dims={1,2}, rhs_contracting_dims={0,1}
+}"""
+    assert _optimized_dot_type(text) == "f64"
+    a = np.full((3, 32, 33), -128, np.int8)
+    b = np.full((32, 33, 5), -128, np.int8)
+    b[0, 0, 0] = 127
+    executable = xlapy.local_client("cpu").compile(parse_module(text))
+    np.testing.assert_array_equal(executable(a, b), interpret(text, a, b))
