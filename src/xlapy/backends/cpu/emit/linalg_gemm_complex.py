@@ -27,8 +27,9 @@ from llvmlite import ir
 
 from ....types import PrimitiveType
 from ..ir_support import for_range, i64
-from ..llvm_types import F32, F64, I32
+from ..llvm_types import F32, F64, I8_PTR, I32, I64, KERNEL_TYPE
 from .linalg_gemm_blocking import blocking, round_up, workspace_bytes
+from .linalg_gemm_kernel import PARALLEL_FOR_TYPE, module_function
 
 P = PrimitiveType
 _SCALAR = {P.C64: F32, P.C128: F64}
@@ -37,6 +38,8 @@ REAL_PART = {P.C64: P.F32, P.C128: P.F64}
 PACKED_MIN = 32 * 32 * 32  # multiply-adds below which the loop nest is quicker
 PLANES_MOST = 1 << 30  # the planes' bound at the top of a computation (the arena)
 _ALIGN = 64
+PARALLEL_SPLIT = 1 << 16  # elements of a matrix from which its split goes over the pool
+_SPLIT_SLOTS = 5
 
 
 def _planes_bytes(et: PrimitiveType, m: int, width: int, k: int) -> int:
@@ -141,16 +144,53 @@ def emit_complex_gemm(
     _emit_loop_nest(b, function, _SCALAR[et], et, trans_a, trans_b, accumulate)
 
 
-def _split(b: ir.IRBuilder, part: ir.Type, source: ir.Value, ld: ir.Value, rows: ir.Value,
-           cols: ir.Value, planes: tuple[ir.Value, ir.Value]) -> None:  # fmt: skip
-    """The real and imaginary planes of a stored (column-major) matrix, ``rows`` apart."""
+def _split_task(module: ir.Module, part: ir.Type) -> ir.Function:
+    """``void task(table, first, stop)``: columns [first, stop) of a stored (column-major)
+    matrix into its real and imaginary planes, ``rows`` apart; the table holds source,
+    ld, rows, re, im (integers as pointers). Only copies: no rounding, so any thread
+    may run any columns."""
+    name = f"xlapy_complex_split_{part}"
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    task = ir.Function(module, KERNEL_TYPE, name)
+    task.linkage = "internal"
+    b = ir.IRBuilder(task.append_basic_block("entry"))
+    table, first, stop = task.args
+    source, ld, rows, re, im = (b.load(b.gep(table, [i64(k)])) for k in range(_SPLIT_SLOTS))
+    ld, rows = b.ptrtoint(ld, I64), b.ptrtoint(rows, I64)
     source = b.bitcast(source, ir.VectorType(part, 2).as_pointer())
-    re, im = (b.bitcast(x, part.as_pointer()) for x in planes)
-    with for_range(b, 0, cols, "sc") as col, for_range(b, 0, rows, "sr") as row:
+    re, im = (b.bitcast(x, part.as_pointer()) for x in (re, im))
+    with for_range(b, first, stop, "sc") as col, for_range(b, 0, rows, "sr") as row:
         value = b.load(b.gep(source, [b.add(row, b.mul(col, ld))]))
         at = b.add(row, b.mul(col, rows))
         b.store(b.extract_element(value, I32(0)), b.gep(re, [at]))
         b.store(b.extract_element(value, I32(1)), b.gep(im, [at]))
+    b.ret_void()
+    return task
+
+
+def _split(b: ir.IRBuilder, part: ir.Type, source: ir.Value, ld: ir.Value, rows: ir.Value,
+           cols: ir.Value, planes: tuple[ir.Value, ir.Value], workers: ir.Value) -> None:  # fmt: skip
+    """The planes of a stored matrix, its columns spread over the pool when it is large
+    (single-threaded, the split took a sixth of a 512^3 c64 product)."""
+    with b.goto_entry_block():  # once per call, not once per column block
+        entry = b.function.entry_basic_block
+        b.position_before(entry.instructions[0])
+        table = b.alloca(I8_PTR, i64(_SPLIT_SLOTS), name="split_table")
+    source = b.bitcast(source, I8_PTR)
+    values = (source, b.inttoptr(ld, I8_PTR), b.inttoptr(rows, I8_PTR), *planes)
+    for k, value in enumerate(values):
+        b.store(value, b.gep(table, [i64(k)]))
+    task = _split_task(b.module, part)
+    large = b.icmp_signed(">=", b.mul(rows, cols), i64(PARALLEL_SPLIT))
+    pooled = b.and_(large, b.icmp_signed(">", workers, i64(1)))
+    with b.if_else(pooled) as (parallel, inline):
+        with parallel:
+            parallel_for = module_function(b.module, "xlapy_parallel_for", PARALLEL_FOR_TYPE)
+            b.call(parallel_for, [task, table, cols, workers])
+        with inline:
+            b.call(task, [table, i64(0), cols])
 
 
 def _emit_packed(  # noqa: PLR0913
@@ -169,7 +209,7 @@ def _emit_packed(  # noqa: PLR0913
     a_re, a_im, b_re, b_im, p_rr, p_ii, p_ri, p_ir = planes
     # op(A) is m x k: stored k x m when transposed; op(B) k x n: stored n x k when so.
     a_rows, a_cols = (k, m) if trans_a else (m, k)
-    _split(b, part, a, lda, a_rows, a_cols, (a_re, a_im))
+    _split(b, part, a, lda, a_rows, a_cols, (a_re, a_im), workers)
     rest = b.gep(workspace, [planes_bytes])
     rest_size = b.sub(workspace_size, planes_bytes)
     pair = ir.VectorType(part, 2)
@@ -184,7 +224,7 @@ def _emit_packed(  # noqa: PLR0913
             start, b_rows, b_cols = b.gep(b_typed, [j0]), w, k
         else:
             start, b_rows, b_cols = b.gep(b_typed, [b.mul(j0, ldb)]), k, w
-        _split(b, part, start, ldb, b_rows, b_cols, (b_re, b_im))
+        _split(b, part, start, ldb, b_rows, b_cols, (b_re, b_im), workers)
         for left, right, product in ((a_re, b_re, p_rr), (a_im, b_im, p_ii),
                                      (a_re, b_im, p_ri), (a_im, b_re, p_ir)):  # fmt: skip
             b.call(real_gemm, [left, right, product, m, w, k, a_rows, b_rows, m,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ..ir_support import for_range, i64
-from ..llvm_types import I1, I8_PTR, I32, I64, VOID
+from ..llvm_types import I1, I8_PTR, I8_PTR_PTR, I32, I64, KERNEL_TYPE, VOID
 from .linalg_gemm_blocking import Blocking
 
 # Steps of k per trip of the micro-kernel's loop: 2 from packed B; 1 reading B in place,
@@ -209,6 +209,10 @@ class _MicroKernel:
         if unroll > 1:
             with for_range(b, b.mul(trips, i64(unroll)), kc, "kr") as p:
                 self._stored(self._step(p, self._loaded()))
+
+
+# void xlapy_parallel_for(task, table, count, workers): the pool (runtime.native_runtime).
+PARALLEL_FOR_TYPE = ir.FunctionType(VOID, [KERNEL_TYPE.as_pointer(), I8_PTR_PTR, I64, I64])
 
 
 def module_function(module: ir.Module, name: str, kind: ir.FunctionType) -> ir.Function:

@@ -37,7 +37,7 @@ from llvmlite import ir
 from ....types import PrimitiveType
 from ..flush_denormals import restore
 from ..ir_support import for_range, i64
-from ..llvm_types import F32, F64, I1, I8_PTR, I8_PTR_PTR, I32, I64, KERNEL_TYPE, VOID
+from ..llvm_types import F32, F64, I1, I8_PTR, I32, I64, KERNEL_TYPE, VOID
 from ..runtime import jit
 from ..runtime.native_runtime import worker_count
 from .linalg_gemm_blocking import GEMM_REAL_TYPES, Blocking, blocking, workspace_bytes
@@ -47,7 +47,7 @@ from .linalg_gemm_complex import (
     complex_workspace_bytes,
     emit_complex_gemm,
 )
-from .linalg_gemm_kernel import emit_small_gemm, micro_kernel, module_function
+from .linalg_gemm_kernel import PARALLEL_FOR_TYPE, emit_small_gemm, micro_kernel, module_function
 from .linalg_gemm_pack import emit_pack_slivers
 
 if TYPE_CHECKING:
@@ -58,7 +58,6 @@ _SCALAR = {P.F32: F32, P.F64: F64}
 GEMM_LOOP_TYPES = GEMM_REAL_TYPES | GEMM_COMPLEX_TYPES
 # void gemm(a, b, c, m, n, k, lda, ldb, ldc, workspace, workspace_bytes, workers)
 GEMM_TYPE = ir.FunctionType(VOID, [I8_PTR, I8_PTR, I8_PTR] + [I64] * 6 + [I8_PTR, I64, I64])
-PARALLEL_FOR_TYPE = ir.FunctionType(VOID, [KERNEL_TYPE.as_pointer(), I8_PTR_PTR, I64, I64])
 PARALLEL_MIN_WORK = 1 << 20  # multiply-adds (about 100^3): below, the calling thread only
 BLOCKS_PER_WORKER = 4
 PACK_GROUP = 8  # slivers per packing task
