@@ -21,32 +21,11 @@ from xlapy.backends.cpu.runtime.executable import CpuOptions
 from xlapy.errors import InvalidArgumentError
 from xlapy.hlo import parse_module
 from xlapy.literal import Literal
+from xlapy.testing.hlo_programs import row_softmax
 
 # Three kernels reached through xlapy_parallel_for (a max, an exp-sum, a divide), so
 # the program splits; a loop adds a computation called directly (which must not).
-SOFTMAX = """HloModule softmax_parts
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY e {
-  x = f32[1024,1024] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[1024] reduce(x, ninf), dimensions={1}, to_apply=max
-  mb = f32[1024,1024] broadcast(m), dimensions={0}
-  d = f32[1024,1024] subtract(x, mb)
-  e = f32[1024,1024] exponential(d)
-  z = f32[] constant(0)
-  s = f32[1024] reduce(e, z), dimensions={1}, to_apply=add
-  sb = f32[1024,1024] broadcast(s), dimensions={0}
-  ROOT r = f32[1024,1024] divide(e, sb)
-}"""
+SOFTMAX = row_softmax(1024, 1024, "softmax_parts")
 
 LOOP = """HloModule loop_parts
 cond {

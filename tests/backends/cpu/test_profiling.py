@@ -21,6 +21,7 @@ from xlapy.custom_call import register_custom_call, unregister_custom_call
 from xlapy.errors import FailedPreconditionError
 from xlapy.hlo import parse_module
 from xlapy.literal import Literal
+from xlapy.testing.hlo_programs import row_softmax
 
 TRIPS = 5
 
@@ -191,29 +192,7 @@ def test_profiling_code_compiled_without_profile_is_refused(module, argument):
 
 
 def test_row_groups_and_parallel_kernels_are_one_event_each():
-    text = """HloModule softmax
-max {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT m = f32[] maximum(a, b)
-}
-add {
-  a = f32[] parameter(0)
-  b = f32[] parameter(1)
-  ROOT s = f32[] add(a, b)
-}
-ENTRY main {
-  x = f32[256,512] parameter(0)
-  ninf = f32[] constant(-inf)
-  m = f32[256] reduce(x, ninf), dimensions={1}, to_apply=max
-  mb = f32[256,512] broadcast(m), dimensions={0}
-  d = f32[256,512] subtract(x, mb)
-  e = f32[256,512] exponential(d)
-  zero = f32[] constant(0)
-  s = f32[256] reduce(e, zero), dimensions={1}, to_apply=add
-  sb = f32[256,512] broadcast(s), dimensions={0}
-  ROOT out = f32[256,512] divide(e, sb)
-}"""
+    text = row_softmax(256, 512)
     module = parse_module(text)
     executable = CpuBackend().compile(module, CpuOptions(profile=True))
     x = np.random.default_rng(1).standard_normal((256, 512)).astype(np.float32)

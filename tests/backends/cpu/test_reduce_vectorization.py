@@ -1,4 +1,4 @@
-"""Reductions keep vectors in flight (ir_support.interleave_hint), float max/min keep three
+"""Reductions keep vectors in flight (ir_support.for_range), float max/min keep three
 short chains (emit.reduce_minmax), and both still give the interpreter's bits: NaN
 anywhere propagates, max(-0, +0) is +0, whatever the length and whatever lane the special
 value lands in; f32 and f64, on the host's vector ISA and on AVX2."""

@@ -97,13 +97,19 @@ def for_range(
     stop: ir.Value | int,
     name: str = "i",
     interleave: int | Callable[[], int | None] | None = None,
+    vectorize: bool = True,
 ) -> Iterator[ir.Value]:
     """``for i in range(start, stop)``: the body is emitted inside the ``with``.
 
     The loop is in the canonical form LLVM's vectorizer expects (one latch,
     ``i + 1 < stop``), guarded so that an empty range runs nothing. ``interleave``
-    asks the vectorizer for that many vectors in flight (:func:`interleave_hint`); a
-    callable is asked once the body is emitted (the count may depend on the body).
+    asks the vectorizer for that many vectors in flight; a callable is asked once the
+    body is emitted (the count may depend on the body). Why: a reduction carries its
+    accumulator from one iteration to the next, and some reducers are a chain of
+    several instructions (``llvm.maximum`` is a compare, two blends and a max on x86):
+    the cost model's usual 2-4 accumulators leave the core waiting on that chain.
+    ``vectorize=False`` keeps LLVM's loop vectorizer off the loop (code vectorized by
+    hand, which it would turn into gathers and scatters).
     """
     start = i64(start) if isinstance(start, int) else start
     stop = i64(stop) if isinstance(stop, int) else stop
@@ -121,26 +127,25 @@ def for_range(
     latch = b.cbranch(b.icmp_signed("<", following, stop), body, exit_block)
     if callable(interleave):
         interleave = interleave()
+    hints = []
     if interleave is not None:
-        latch.set_metadata("llvm.loop", interleave_hint(b.module, interleave))
+        hints.append(("llvm.loop.interleave.count", ir.IntType(32)(interleave)))
+    if not vectorize:
+        hints.append(("llvm.loop.vectorize.enable", ir.IntType(1)(0)))
+    if hints:
+        latch.set_metadata("llvm.loop", loop_id(b.module, hints))
     b.position_at_end(exit_block)
 
 
-def interleave_hint(module: ir.Module, count: int) -> ir.MDValue:
-    """A loop id asking LLVM's vectorizer to keep ``count`` vectors in flight.
-
-    Why: a reduction carries its accumulator from one iteration to the next, and
-    some reducers are a chain of several instructions (``llvm.maximum`` is a compare,
-    two blends and a max on x86): the cost model's usual 2-4 accumulators leave the
-    core waiting on that chain; 8 hide it. A loop id must be its own first operand,
-    so the node is made with a unique placeholder and then pointed at itself."""
-    hint = module.add_metadata(
-        [ir.MetaDataString(module, "llvm.loop.interleave.count"), ir.IntType(32)(count)]
-    )
+def loop_id(module: ir.Module, hints: Sequence[tuple[str, ir.Constant]]) -> ir.MDValue:
+    """A loop id carrying ``hints`` (metadata name, value) for LLVM's loop passes. A
+    loop id must be its own first operand, so the node is made with a unique
+    placeholder and then pointed at itself."""
+    nodes = [module.add_metadata([ir.MetaDataString(module, key), value]) for key, value in hints]
     placeholder = ir.MetaDataString(module, f"xlapy.loop.{len(module.metadata)}")
-    loop_id = module.add_metadata([placeholder, hint])
-    loop_id.operands = (loop_id, hint)
-    return loop_id
+    node = module.add_metadata([placeholder, *nodes])
+    node.operands = (node, *nodes)
+    return node
 
 
 class Index:

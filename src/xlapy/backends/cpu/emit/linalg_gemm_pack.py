@@ -18,8 +18,7 @@ from collections.abc import Callable, Iterator
 
 from llvmlite import ir
 
-from ..ir_support import i64
-from ..llvm_types import I64
+from ..ir_support import for_range, i64
 
 Address = Callable[[ir.Value, ir.Value], ir.Value]
 
@@ -32,28 +31,8 @@ def scalar_loop(
     packing loops are vectorized by hand (vector copies, 4 x 4 transposes); vectorized
     again, they became gathers and scatters, slower, and a third of the GEMM's compile
     time."""
-    start = i64(0) if start is None else start
-    function = b.function
-    preheader = b.block
-    body = function.append_basic_block(f"{name}.body")
-    exit_block = function.append_basic_block(f"{name}.exit")
-    b.cbranch(b.icmp_signed("<", start, stop), body, exit_block)
-    b.position_at_end(body)
-    index = b.phi(I64, name=name)
-    index.add_incoming(start, preheader)
-    yield index
-    following = b.add(index, i64(1), flags=["nsw", "nuw"])
-    index.add_incoming(following, b.block)
-    latch = b.cbranch(b.icmp_signed("<", following, stop), body, exit_block)
-    module = b.module
-    off = module.add_metadata(
-        [ir.MetaDataString(module, "llvm.loop.vectorize.enable"), ir.IntType(1)(0)]
-    )
-    placeholder = ir.MetaDataString(module, f"xlapy.gemm.loop.{len(module.metadata)}")
-    loop_id = module.add_metadata([placeholder, off])
-    loop_id.operands = (loop_id, off)
-    latch.set_metadata("llvm.loop", loop_id)
-    b.position_at_end(exit_block)
+    with for_range(b, i64(0) if start is None else start, stop, name, vectorize=False) as p:
+        yield p
 
 
 def emit_pack_slivers(

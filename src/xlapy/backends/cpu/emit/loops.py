@@ -34,7 +34,7 @@ from .generators import GENERATORS, ElementEmitter, Generator, buffer_reader, sc
 
 Op = HloOpcode
 PARALLEL_MIN_ELEMENTS = 1 << 17  # below this, starting threads costs more than it saves
-# Vectors in flight in a reduction's innermost loop (ir_support.interleave_hint).
+# Vectors in flight in a reduction's innermost loop (ir_support.for_range).
 REDUCE_INTERLEAVE = 8
 HEAVY_INTERLEAVE = 4
 FLAT_BLOCK = 1024  # elements per parallel work unit of a flat loop
