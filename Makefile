@@ -61,8 +61,22 @@ $(BENCH_STAMP): $(STAMP) pyproject.toml
 	$(PY) -m pip install --quiet -e '.[test,bench]'
 	touch $(BENCH_STAMP)
 
-bench: $(BENCH_STAMP)
+bench: $(BENCH_STAMP) llvm-release-if-possible
 	$(PY) -m benchmarks.run --json benchmarks/results.json --markdown benchmarks/RESULTS.md $(BENCH_ARGS)
+
+# llvmlite rebuilt against a release LLVM (Debian's llvm-N-dev; the PyPI wheels' LLVM has
+# assertions on, and compiles ~1.35x slower: docs/compile_time.md). `make bench` does it
+# where it can (XLA's own LLVM is a release build) and says which LLVM it measured;
+# `make test` keeps the wheel.
+LLVM_RELEASE_STAMP := $(VENV)/.llvm-release
+.PHONY: llvm-release llvm-release-if-possible
+$(LLVM_RELEASE_STAMP): $(STAMP)
+	bash tools/build_llvmlite.sh $(VENV)
+	touch $(LLVM_RELEASE_STAMP)
+llvm-release: $(LLVM_RELEASE_STAMP)
+llvm-release-if-possible: $(STAMP)
+	@$(MAKE) --no-print-directory $(LLVM_RELEASE_STAMP) \
+		|| echo "bench: llvmlite stays the PyPI wheel (LLVM with assertions): compile times are ~1.35x longer"
 
 # On a machine with an NVIDIA GPU and JAX with CUDA: the GPU back-end against JAX's GPU
 # back-end (benchmarks/gpu.py); tools/gpu_check.sh runs it with the GPU tests.
