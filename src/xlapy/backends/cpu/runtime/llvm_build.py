@@ -36,7 +36,9 @@ class LlvmBuild:
 
     def __str__(self) -> str:
         where = "a shared libLLVM" if self.linkage == "dynamic" else "linked into llvmlite"
-        return f"LLVM {self.version} ({where}, assertions {self.assertions}), llvmlite {self.llvmlite}"
+        return (
+            f"LLVM {self.version} ({where}, assertions {self.assertions}), llvmlite {self.llvmlite}"
+        )
 
 
 def _mapped_library(fragment: str) -> str | None:
