@@ -40,7 +40,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from benchmarks import workloads  # noqa: E402
 from xlapy.backends.cpu import compiler, persistent_cache  # noqa: E402
 from xlapy.backends.cpu.compiler import CpuBackend  # noqa: E402
-from xlapy.backends.cpu.runtime import jit  # noqa: E402
+from xlapy.backends.cpu.runtime import jit, llvm_build  # noqa: E402
 from xlapy.backends.cpu.runtime.executable import CpuOptions  # noqa: E402
 
 PHASES = ("passes", "emit", "render", "parse", "optimize", "codegen")
@@ -133,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         jax.jit(lambda x: x + 1)(1.0).block_until_ready()  # backend start-up, not a compile
     profile = cProfile.Profile() if args.profile else None
     print(f"{os.cpu_count()} cores, split into up to {default_threads} parts; ms, median of "
-          f"{args.repeat}")  # fmt: skip
+          f"{args.repeat}; {llvm_build.describe()}")  # fmt: skip
     print(f"{'workload':<14}{'serial':>8}{'split':>8}{'jax':>8}{'split/jax':>10}{'parts':>6}"
           + "".join(f"{p:>9}" for p in PHASES)
           + f"{'run serial':>12}{'run split':>11}{'run ratio':>10}")  # fmt: skip

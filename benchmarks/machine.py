@@ -20,7 +20,7 @@ import sys
 from typing import Any
 
 from xlapy.backends.cpu import roofline
-from xlapy.backends.cpu.runtime import jit
+from xlapy.backends.cpu.runtime import jit, llvm_build
 
 
 def cores() -> int:
@@ -76,4 +76,6 @@ def description() -> dict[str, Any]:
         "numpy": _version("numpy"),
         "jax": _version("jax"),
         "llvmlite": _version("llvmlite"),
+        # Compile times depend on it: an LLVM with assertions is ~1.35x slower.
+        "llvm": str(llvm_build.describe()),
     }

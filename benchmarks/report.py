@@ -414,7 +414,8 @@ def markdown(report: dict, markdown_path: str | None = None) -> str:
         f"Machine: {info['cpu']}, {info['cores']} cores; host code path ({_path_name(report)}): "
         f"{_limits_text(limits)}, each the best of a measurement before and one after the "
         f"workloads; python {info['python']}, numpy {info['numpy']}, jax {info['jax']}, "
-        f"llvmlite {info['llvmlite']}, xlapy {info['xlapy']}; xlapy platform `{report['platform']}`.",
+        f"{info.get('llvm') or 'llvmlite ' + str(info['llvmlite'])}, xlapy {info['xlapy']}; "
+        f"xlapy platform `{report['platform']}`.",
     ]
     if loads and max(loads) >= 0.5:
         load_text = " before, ".join(f"{x:.2f}" for x in loads) + (
