@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
-from ..backends.cpu.runtime import jit
+from ..backends.cpu.runtime import jit, strength_reduction
 from ..errors import InternalError, InvalidArgumentError
 
 HOST_CPUS = ("", "host", "native")
@@ -126,7 +126,8 @@ def emit_object(
     parsed.triple = target.triple
     parsed.data_layout = str(tm.target_data)
     _optimize(parsed, tm)
-    return tm.emit_object(parsed), str(parsed)
+    with strength_reduction.section(True):  # the object holds the GEMM too: LSR on
+        return tm.emit_object(parsed), str(parsed)
 
 
 # -- the footprint: ELF symbols and sections ---------------------------------------------

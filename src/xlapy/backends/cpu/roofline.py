@@ -276,7 +276,9 @@ def kernels(target: jit.Target | None = None) -> dict[str, Any]:
         if target.key not in _kernels:
             isa = vector_isa(target)
             module = kernel_module(isa)
-            code = jit.compile_module(module, target=target, text=module_text(module, isa))
+            code = jit.compile_module(
+                module, target=target, text=module_text(module, isa), strength_reduction=True
+            )
             fptr = ctypes.POINTER(ctypes.c_float)
             _kernels[target.key] = {
                 "isa": isa,

@@ -154,7 +154,8 @@ def _compile(name: str, flags: tuple, target: jit.Target, places: list[str]) -> 
             return jit.load_object(stored, target)
     module = jit.new_module(name)
     gemm_function(module, *flags, exported=True, mxcsr=True)
-    code = jit.compile_module(module, target=target, keep_object=True)
+    # LSR folds the micro-kernels' pointer increments into addressing modes: on here.
+    code = jit.compile_module(module, target=target, keep_object=True, strength_reduction=True)
     if len(code.objects) == 1:  # one object: the module is never split
         _objects[name] = code.objects[0]
     return code

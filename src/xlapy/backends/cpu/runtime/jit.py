@@ -61,6 +61,7 @@ import llvmlite.binding as llvm
 from llvmlite import ir
 
 from ....errors import InternalError, InvalidArgumentError
+from . import strength_reduction as lsr
 
 ENV_TARGET = "XLAPY_CPU_TARGET"
 ENV_THREADS = "XLAPY_COMPILE_THREADS"
@@ -394,6 +395,7 @@ def compile_module(
     text: str | None = None,
     keep_object: bool = False,
     parts: list[str] | None = None,
+    strength_reduction: bool = False,
 ) -> CompiledCode:
     """Verify, optimize (O``opt_level``, vectorizers on) and JIT-compile ``module`` for
     ``target`` (default: :func:`resolve_target`'s). ``text``: ``str(module)`` where the
@@ -401,11 +403,12 @@ def compile_module(
     keep the object code MCJIT made (:attr:`CompiledCode.objects`). ``parts``: the
     module split by ``ir_partition.split_module``, compiled in parallel threads and
     linked in one engine (unless the optimized IR or the assembly is asked for, which
-    come from the whole module)."""
+    come from the whole module). ``strength_reduction``: run LLVM's loop strength
+    reduction (off for programs, on for the GEMM library: see ``strength_reduction``)."""
     _initialize()
     target = target or resolve_target()
     if parts and len(parts) > 1 and not keep_ir and not keep_asm:
-        return _compile_parts(module, parts, opt_level, target, keep_object)
+        return _compile_parts(module, parts, opt_level, target, keep_object, strength_reduction)
     timings: dict[str, float] = {}
     start = time.perf_counter()
     text = str(module) if text is None else text
@@ -427,7 +430,8 @@ def compile_module(
         if keep_asm:
             copy = parsed.clone()  # code generation rewrites the IR it is given
             try:
-                assembly = tm.emit_assembly(copy)
+                with lsr.section(strength_reduction):
+                    assembly = tm.emit_assembly(copy)
             finally:
                 copy.close()
     except BaseException:
@@ -437,7 +441,7 @@ def compile_module(
         raise
     timings["optimize"] = time.perf_counter() - start
     start = time.perf_counter()
-    with _lock:
+    with lsr.section(strength_reduction), _lock:
         # The engine takes the module and the target machine, and frees them with itself.
         try:
             engine = llvm.create_mcjit_compiler(parsed, tm)
@@ -461,7 +465,9 @@ def compile_module(
     return code
 
 
-def _compile_part(text: str, name: str, opt_level: int, target: Target) -> tuple[bytes, list]:
+def _compile_part(
+    text: str, name: str, opt_level: int, target: Target, strength_reduction: bool
+) -> tuple[bytes, list]:
     """One part to an object, on the calling thread, with a context and a target
     machine of its own (freed before returning); and its phases' times."""
     start = time.perf_counter()
@@ -478,7 +484,8 @@ def _compile_part(text: str, name: str, opt_level: int, target: Target) -> tuple
             if opt_level > 0:
                 _optimize(parsed, tm, opt_level, unlocked=True)
             optimized_at = time.perf_counter()
-            data = _emit_object(tm, parsed)
+            with lsr.section(strength_reduction):
+                data = _emit_object(tm, parsed)
         finally:
             tm.close()
             parsed.close()
@@ -515,15 +522,21 @@ def parallel_parts() -> int:
 
 
 def _compile_parts(
-    module: ir.Module, parts: list[str], opt_level: int, target: Target, keep_object: bool
+    module: ir.Module,
+    parts: list[str],
+    opt_level: int,
+    target: Target,
+    keep_object: bool,
+    strength_reduction: bool,
 ) -> CompiledCode:
     """Each part parsed, optimized and made into an object in its own thread (the first
     on the caller's), then the objects linked into one engine. llvmlite's calls release
     the GIL, so the parts' LLVM work overlaps."""
     start = time.perf_counter()
-    pending = [_pool().submit(_compile_part, p, module.name, opt_level, target) for p in parts[1:]]
+    job = (module.name, opt_level, target, strength_reduction)
+    pending = [_pool().submit(_compile_part, p, *job) for p in parts[1:]]
     try:
-        results = [_compile_part(parts[0], module.name, opt_level, target)]
+        results = [_compile_part(parts[0], *job)]
     finally:
         # Every worker finishes (or fails) before this returns: none outlives the call.
         done = [f.exception() or f.result() for f in pending]

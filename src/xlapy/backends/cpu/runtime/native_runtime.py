@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 import llvmlite.binding as llvm
 
-from . import fallback, jit
+from . import fallback, jit, strength_reduction
 
 _RUNTIME_IR = r"""
 %task = type { void (i8**, i64, i64)*, i8**, i64, i64 }
@@ -594,7 +594,8 @@ def ensure_runtime() -> None:
         module.triple = jit.host_triple()
         module.verify()
         engine = llvm.create_mcjit_compiler(module, jit.new_target_machine())
-        engine.finalize_object()
+        with strength_reduction.section(True):  # the thread pool's loops: LLVM's default
+            engine.finalize_object()
         for name in (
             "xlapy_parallel_for",
             "xlapy_poll_interrupt",

@@ -25,6 +25,7 @@ import numpy as np
 from llvmlite import ir
 
 from ....errors import InternalError
+from ...cpu.runtime import strength_reduction
 from .toolchain import libdevice_bitcode
 
 TRIPLE = "nvptx64-nvidia-cuda"
@@ -174,7 +175,8 @@ class PtxModule:
         builder = llvm.create_pass_builder(machine, _tuning(3))
         builder.getModulePassManager().run(module, builder)
         _check_resolved(module, self.ir.name)
-        return machine.emit_assembly(module)
+        with strength_reduction.section(True):  # the NVPTX back-end as LLVM tunes it
+            return machine.emit_assembly(module)
 
 
 def _tuning(level: int) -> llvm.PipelineTuningOptions:
