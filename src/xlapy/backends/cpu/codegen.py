@@ -51,7 +51,7 @@ from .emit import (  # noqa: F401  (each emitter module registers its thunk emit
     indexing_update,
     linalg_conv,
     linalg_dot,
-    linalg_fft,
+    linalg_fft_library,
     linalg_lapack,
     linalg_lapack_eig,
     linalg_solve,

@@ -19,7 +19,10 @@ are spread over the cores. A transform over several trailing dimensions is one p
 axis; along an axis other than the last, a group is 8 (or 4) adjacent columns, whose
 elements sit side by side in memory (one load and a deinterleave per element), and the
 passes after the first work in place in the result. A length above ``MAX_LENGTH`` is
-two passes through a buffer in the arena (``_split_length``).
+two passes through a buffer in the arena (``split_length``). The pass along the last
+axis of a length up to ``MAX_LENGTH``, the common case, is not emitted here but called
+in xlapy's runtime library (``linalg_fft_library``), which builds it from this module's
+pieces with the length read at run time; the other passes are emitted inline.
 
 The ``FftExpander`` leaves one-dimensional complex FFTs of these lengths to this
 emitter (``supports_native_fft``) and builds every other form from them: other axes,
@@ -30,26 +33,22 @@ convolutions. IFFT scales by 1/n on the way out. Twiddles come from ``unit_roots
 
 from __future__ import annotations
 
+import contextlib
 import math
 from typing import TYPE_CHECKING
 
 import numpy as np
 from llvmlite import ir
 
-from ....hlo.instruction import HloInstruction
-from ....opcode import HloOpcode
 from ....passes import unit_roots
 from ....types import PrimitiveType
 from ....xla_data import FftType
 from ..ir_support import for_range, i64
-from ..llvm_types import NotEmittable
 from .loops import PARALLEL_MIN_ELEMENTS, Kernel
-from .registry import thunk_emitter
 
 if TYPE_CHECKING:
     from ..codegen import FunctionEmitter
 
-Op = HloOpcode
 P = PrimitiveType
 
 # Rows per group: one 256-bit vector of parts (AVX2; AVX-512 would take twice as many).
@@ -57,6 +56,26 @@ LANES = {P.C64: 8, P.C128: 4}
 # The longest native length: a group's two buffers take 128 n bytes of stack (512 KiB).
 MAX_LENGTH = 1 << 12
 _CONTRACT = ("contract",)
+Size = int | ir.Value  # a length, count or stride: known when emitted, or read at run time
+
+
+def _value(x: Size) -> ir.Value:
+    return i64(x) if isinstance(x, int) else x
+
+
+def _mul(b: ir.IRBuilder, x: Size, y: Size) -> Size:
+    """x * y, folded when both are known (the inline FFT's IR stays as small as before)."""
+    if isinstance(x, int) and isinstance(y, int):
+        return x * y
+    if isinstance(y, int) and y in (0, 1):
+        return y if y == 0 else x
+    return b.mul(_value(x), _value(y))
+
+
+def _add(b: ir.IRBuilder, x: Size, y: Size) -> ir.Value:
+    if isinstance(y, int) and y == 0:
+        return _value(x)
+    return b.add(_value(x), _value(y))
 
 
 def radices(n: int) -> list[int] | None:
@@ -72,7 +91,7 @@ def radices(n: int) -> list[int] | None:
     return factors if n == 1 else None
 
 
-def _split_length(n: int, lanes: int) -> tuple[int, int] | None:
+def split_length(n: int, lanes: int) -> tuple[int, int] | None:
     """n = t * m for a length above ``MAX_LENGTH``, both native and multiples of
     ``lanes``, as near each other as they come; None if there is no such pair. The
     transform is then two passes (a "four-step" FFT): the DFTs of length t down the
@@ -91,13 +110,13 @@ def _split_length(n: int, lanes: int) -> tuple[int, int] | None:
 def _native_length(n: int, element_type: PrimitiveType, alone: bool) -> bool:
     if n <= MAX_LENGTH:
         return radices(n) is not None
-    return alone and _split_length(n, LANES[element_type]) is not None
+    return alone and split_length(n, LANES[element_type]) is not None
 
 
 def supports_native_fft(kind: FftType, lengths: list[int], element_type: PrimitiveType) -> bool:
     """Whether this backend runs the fft itself: complex to complex over 1-3 dimensions,
     each of a length up to ``MAX_LENGTH`` whose prime factors are 2, 3, 5 and 7, or one
-    longer dimension that ``_split_length`` splits."""
+    longer dimension that ``split_length`` splits."""
     return (
         kind in (FftType.FFT, FftType.IFFT)
         and element_type in LANES
@@ -106,7 +125,7 @@ def supports_native_fft(kind: FftType, lengths: list[int], element_type: Primiti
     )
 
 
-def _stages(n: int) -> list[tuple[int, int, int]]:
+def fft_stages(n: int) -> list[tuple[int, int, int]]:
     """(radix, length, stride) per stage."""
     stages, length, stride = [], n, 1
     for radix in radices(n) or ():
@@ -147,7 +166,7 @@ def _transpose(b: ir.IRBuilder, vectors: list[ir.Value]) -> list[ir.Value]:
     return vectors
 
 
-class _Scratch:
+class Scratch:
     """One stack buffer of the group: element j is a vector of real parts then one of
     imaginary parts."""
 
@@ -182,7 +201,7 @@ def _times(b: ir.IRBuilder, x: tuple, w: tuple) -> tuple:
     return re, im
 
 
-class _Stage:
+class Stage:
     """Emits one stage's butterflies on vectors of parts."""
 
     def __init__(self, b: ir.IRBuilder, vector: ir.VectorType, sign: int):
@@ -211,7 +230,7 @@ class _Stage:
         return _times(self.b, x, w)
 
 
-def _twiddles(radix: int, length: int, sign: int, dtype: np.dtype) -> np.ndarray:
+def stage_twiddles(radix: int, length: int, sign: int, dtype: np.dtype) -> np.ndarray:
     """[p, (w^p re, w^p im, w^2p re, ..., w^((radix-1) p) im)] for p < length / radix,
     w = exp(sign 2 pi i / length)."""
     p = np.arange(length // radix, dtype=np.int64)
@@ -222,7 +241,7 @@ def _twiddles(radix: int, length: int, sign: int, dtype: np.dtype) -> np.ndarray
 def _table(
     module: ir.Module, radix: int, length: int, sign: int, part_type: PrimitiveType, part: ir.Type
 ) -> ir.Constant:
-    """A stage's twiddles (``_twiddles``) as a constant, one per module and stage kind, seen
+    """A stage's twiddles (``stage_twiddles``) as a constant, one per module and stage kind, seen
     as a ``[count x part]*``. Stored as bytes: llvmlite renders (and LLVM parses) a byte
     string several times faster than the same table written float by float, which made
     most of an FFT's IR text and a fifth of its compile."""
@@ -231,7 +250,7 @@ def _table(
     )
     table = module.globals.get(name)
     if table is None:
-        data = np.ascontiguousarray(_twiddles(radix, length, sign, part_type.dtype)).tobytes()
+        data = np.ascontiguousarray(stage_twiddles(radix, length, sign, part_type.dtype)).tobytes()
         raw = ir.ArrayType(ir.IntType(8), len(data))
         table = ir.GlobalVariable(module, raw, name)
         table.initializer = ir.Constant(raw, bytearray(data))
@@ -242,17 +261,17 @@ def _table(
     return table.bitcast(ir.ArrayType(part, count).as_pointer())
 
 
-def _butterfly4(stage: _Stage, x: list[tuple]) -> list[tuple]:
+def _butterfly4(stage: Stage, x: list[tuple]) -> list[tuple]:
     apc, amc = stage.add(x[0], x[2]), stage.sub(x[0], x[2])
     bpd, jbmd = stage.add(x[1], x[3]), stage.times_i(stage.sub(x[1], x[3]))
     return [stage.add(apc, bpd), stage.add(amc, jbmd), stage.sub(apc, bpd), stage.sub(amc, jbmd)]
 
 
-def _butterfly2(stage: _Stage, x: list[tuple]) -> list[tuple]:
+def _butterfly2(stage: Stage, x: list[tuple]) -> list[tuple]:
     return [stage.add(x[0], x[1]), stage.sub(x[0], x[1])]
 
 
-def _butterfly_odd(stage: _Stage, x: list[tuple]) -> list[tuple]:
+def _butterfly_odd(stage: Stage, x: list[tuple]) -> list[tuple]:
     """The DFT of an odd number r of values, pairing j with r - j: with a_j = x_j +
     x_(r-j) and d_j = x_j - x_(r-j), y_k = x_0 + sum_j cos(2 pi j k / r) a_j + sign i
     sum_j sin(2 pi j k / r) d_j, and y_(r-k) the same with the sine sum negated."""
@@ -292,92 +311,120 @@ _BUTTERFLIES = {
 }
 
 
-def _stage(stage: _Stage, source, target, radix: int, length: int, stride: int, table) -> None:  # noqa: ANN001
+def emit_stage(
+    stage: Stage, source, target, radix: int, m: Size, stride: Size, table, row0=None
+) -> None:  # noqa: ANN001
     """One Stockham stage: y[q + s (r p + k)] = w^(k p) * DFT_r(x[q + s (p + j m)])_k for
-    p < m = length / r and q < s (the stride)."""
+    p < m = length / r and q < s (the stride). ``m`` and ``stride`` are known here or, in
+    the FFT library's stage loop (``linalg_fft_library``), run-time values. Without
+    ``table`` the stage has no twiddles (m = 1); with it, p's are row ``row0 + p``."""
     b = stage.b
-    m = length // radix
     butterfly = _BUTTERFLIES[radix]
-    with for_range(b, 0, m, "p") as p:
-        if m > 1:
-            row = b.gep(table, [i64(0), b.mul(p, i64(2 * (radix - 1)))])
-            w = [stage.splat(b.load(b.gep(row, [i64(k)]))) for k in range(2 * (radix - 1))]
-        with for_range(b, 0, stride, "q") as q:
-            at = b.add(q, b.mul(p, i64(stride)))
-            x = [source.load(b.add(at, i64(j * m * stride))) for j in range(radix)]
+    width = 2 * (radix - 1)
+    known = isinstance(m, int) and isinstance(stride, int)
+    with for_range(b, 0, _value(m), "p", vectorize=known) as p:
+        if table is not None:
+            row = b.gep(table, [i64(0), b.mul(p if row0 is None else b.add(row0, p), i64(width))])
+            w = [stage.splat(b.load(b.gep(row, [i64(k)]))) for k in range(width)]
+        with for_range(b, 0, _value(stride), "q", vectorize=known) as q:
+            at = b.add(q, b.mul(p, _value(stride)))
+            span = _mul(b, m, stride)
+            x = [source.load(_add(b, at, _mul(b, span, j))) for j in range(radix)]
             y = butterfly(stage, x)
-            if m > 1:
+            if table is not None:
                 y = [y[0]] + [
                     stage.times(y[k], (w[2 * k - 2], w[2 * k - 1])) for k in range(1, radix)
                 ]
-            out = b.add(q, b.mul(p, i64(radix * stride)))
+            out = b.add(q, b.mul(p, _value(_mul(b, stride, radix))))
             for k in range(radix):
-                target.store(b.add(out, i64(k * stride)), *y[k])
+                target.store(_add(b, out, _mul(b, stride, k)), *y[k])
 
 
-def _row_pointers(
-    b: ir.IRBuilder, base: ir.Value, first: ir.Value, rows: int, n: int, lanes: int
+def row_pointers(
+    b: ir.IRBuilder, base: ir.Value, first: ir.Value, rows: Size, n: Size, lanes: int
 ) -> list[ir.Value]:
     """The group's rows (past the batch's end, its last row again)."""
-    last = i64(rows - 1)
+    last = i64(rows - 1) if isinstance(rows, int) else b.sub(rows, i64(1))
     pointers = []
     for r in range(lanes):
         row = b.add(first, i64(r))
         row = b.select(b.icmp_unsigned("<", row, last), row, last)
-        pointers.append(b.gep(base, [b.mul(row, i64(2 * n))]))
+        pointers.append(b.gep(base, [b.mul(row, _value(_mul(b, n, 2)))]))
     return pointers
 
 
-def _rows_to_scratch(b: ir.IRBuilder, rows: list[ir.Value], target: _Scratch, n: int) -> None:
+def _tail(b: ir.IRBuilder, n: Size, chunk: int):  # noqa: ANN202
+    """The elements past the last whole chunk: a Python range when n is known, else a
+    run-time loop (a context manager either way, yielding each index)."""
+    if isinstance(n, int):
+        return contextlib.nullcontext([i64(e) for e in range(n - n % chunk, n)])
+    start = b.mul(b.udiv(n, i64(chunk)), i64(chunk))
+    return _listed(for_range(b, start, n, "tail", vectorize=False))
+
+
+@contextlib.contextmanager
+def _listed(loop):  # noqa: ANN001, ANN202
+    with loop as index:
+        yield [index]
+
+
+def rows_to_scratch(b: ir.IRBuilder, rows: list[ir.Value], target: Scratch, n: int) -> None:
     """Each row's chunks of ``lanes / 2`` values, transposed into the scratch layout."""
     lanes = len(rows)
     vector = ir.VectorType(rows[0].type.pointee, lanes)
     chunk = lanes // 2
-    with for_range(b, 0, n // chunk, "chunk") as c:
+    whole = n // chunk if isinstance(n, int) else b.udiv(n, i64(chunk))
+    with for_range(b, 0, _value(whole), "chunk") as c:
         offset = b.mul(c, i64(lanes))  # parts
         loaded = [b.load(b.bitcast(b.gep(r, [offset]), vector.as_pointer()), align=8) for r in rows]
         columns = _transpose(b, loaded)
         element = b.mul(c, i64(chunk))
         for e in range(chunk):
             target.store(b.add(element, i64(e)), columns[2 * e], columns[2 * e + 1])
-    for e in range(n - n % chunk, n):  # the last values of a length chunks do not divide
-        parts = [ir.Constant(vector, ir.Undefined)] * 2
-        for lane, row in enumerate(rows):
-            for k in range(2):
-                value = b.load(b.gep(row, [i64(2 * e + k)]))
-                parts[k] = b.insert_element(parts[k], value, i64(lane))
-        target.store(i64(e), *parts)
+    with _tail(b, n, chunk) as tail:  # the last values of a length chunks do not divide
+        for e in tail:
+            parts = [ir.Constant(vector, ir.Undefined)] * 2
+            for lane, row in enumerate(rows):
+                for k in range(2):
+                    value = b.load(b.gep(row, [_add(b, b.mul(e, i64(2)), k)]))
+                    parts[k] = b.insert_element(parts[k], value, i64(lane))
+            target.store(e, *parts)
 
 
-def _scratch_to_rows(
-    b: ir.IRBuilder, source: _Scratch, rows: list[ir.Value], n: int, scale: float
+def scratch_to_rows(
+    b: ir.IRBuilder, source: Scratch, rows: list[ir.Value], n: Size, scale: float | ir.Value
 ) -> None:
-    """The inverse of ``_rows_to_scratch``, times ``scale``."""
+    """The inverse of ``rows_to_scratch``, times ``scale`` (a vector when read at run
+    time)."""
     lanes = len(rows)
     vector = ir.VectorType(rows[0].type.pointee, lanes)
     chunk = lanes // 2
-    factor = ir.Constant(vector, [scale] * lanes)
-    with for_range(b, 0, n // chunk, "chunk") as c:
+    scaled = not isinstance(scale, float) or scale != 1.0
+    factor = ir.Constant(vector, [scale] * lanes) if isinstance(scale, float) else scale
+    whole = n // chunk if isinstance(n, int) else b.udiv(n, i64(chunk))
+    with for_range(b, 0, _value(whole), "chunk") as c:
         element = b.mul(c, i64(chunk))
         columns = []
         for e in range(chunk):
             columns.extend(source.load(b.add(element, i64(e))))
-        if scale != 1.0:
+        if scaled:
             columns = [b.fmul(v, factor) for v in columns]
         offset = b.mul(c, i64(lanes))
         for r, v in zip(rows, _transpose(b, columns), strict=True):
             b.store(v, b.bitcast(b.gep(r, [offset]), vector.as_pointer()), align=8)
-    for e in range(n - n % chunk, n):
-        parts = source.load(i64(e))
-        if scale != 1.0:
-            parts = tuple(b.fmul(v, factor) for v in parts)
-        for lane, row in enumerate(rows):
-            for k in range(2):
-                b.store(b.extract_element(parts[k], i64(lane)), b.gep(row, [i64(2 * e + k)]))
+    with _tail(b, n, chunk) as tail:
+        for e in tail:
+            parts = source.load(e)
+            if scaled:
+                parts = tuple(b.fmul(v, factor) for v in parts)
+            for lane, row in enumerate(rows):
+                for k in range(2):
+                    at = b.gep(row, [_add(b, b.mul(e, i64(2)), k)])
+                    b.store(b.extract_element(parts[k], i64(lane)), at)
 
 
 def _columns_to_scratch(
-    b: ir.IRBuilder, columns: list[ir.Value], contiguous: bool, target: _Scratch, n: int, step: int
+    b: ir.IRBuilder, columns: list[ir.Value], contiguous: bool, target: Scratch, n: int, step: int
 ) -> None:
     """Element j of each of the group's columns (``columns``: lane pointers to element
     0; element j is ``step`` complex values further), into the scratch layout: one
@@ -410,7 +457,7 @@ def _columns_to_scratch(
 
 def _scratch_to_columns(
     b: ir.IRBuilder,
-    source: _Scratch,
+    source: Scratch,
     columns: list[ir.Value],
     contiguous: bool,
     n: int,
@@ -447,7 +494,7 @@ def _scratch_to_columns(
                     b.store(b.extract_element(parts[k], i64(lane)), b.gep(at, [i64(k)]))
 
 
-def _emit_pass(
+def emit_pass(
     fe: FunctionEmitter,
     name: str,
     pointers: list[ir.Value],
@@ -463,7 +510,7 @@ def _emit_pass(
     before it writes). Along the last axis a group is ``LANES`` rows; along another,
     ``LANES`` adjacent columns of one block [n, inner].
 
-    For the two passes of a long length (``_split_length``): along another axis,
+    For the two passes of a long length (``split_length``): along another axis,
     ``twiddles`` ([n, inner] complex) multiply the results; along the last, with
     ``transposed`` = t, the rows are blocks of t rows and each block's [t, n] result is
     written transposed, as [n, t]."""
@@ -472,13 +519,13 @@ def _emit_pass(
     part_type = et.component_type
     part = ir.FloatType() if part_type is P.F32 else ir.DoubleType()
     vector = ir.VectorType(part, lanes)
-    stages = _stages(n)
+    stages = fft_stages(n)
     kernel = Kernel(fe, name, 2, aliased=range(2))
     b = kernel.b
     block = b.alloca(ir.ArrayType(part, 2 * n * 2 * lanes))
     block.align = 64
     base = b.bitcast(block, part.as_pointer())
-    scratch = [_Scratch(b, b.gep(base, [i64(k * 2 * n * lanes)]), vector) for k in range(2)]
+    scratch = [Scratch(b, b.gep(base, [i64(k * 2 * n * lanes)]), vector) for k in range(2)]
     source_base, target_base = (b.bitcast(p, part.as_pointer()) for p in kernel.buffers)
     tables = [
         _table(fe.m.ir, radix, length, sign, part_type, part) if length > radix else None
@@ -490,8 +537,8 @@ def _emit_pass(
     with for_range(b, kernel.start, kernel.stop, "group") as group:
         if inner == 1:
             first = b.mul(group, i64(lanes))
-            inputs = _row_pointers(b, source_base, first, outer, n, lanes)
-            _rows_to_scratch(b, inputs, scratch[0], n)
+            inputs = row_pointers(b, source_base, first, outer, n, lanes)
+            rows_to_scratch(b, inputs, scratch[0], n)
         else:
             block_start = b.mul(b.udiv(group, i64(per_block)), i64(n * inner))
             first = b.mul(b.urem(group, i64(per_block)), i64(lanes))
@@ -504,13 +551,13 @@ def _emit_pass(
             inputs = [b.gep(source_base, [o]) for o in offsets]
             _columns_to_scratch(b, inputs, contiguous, scratch[0], n, inner)
         for k, (radix, length, stride) in enumerate(stages):
-            stage = _Stage(b, vector, sign)
+            stage = Stage(b, vector, sign)
             source, target = scratch[k % 2], scratch[(k + 1) % 2]
-            _stage(stage, source, target, radix, length, stride, tables[k])
+            emit_stage(stage, source, target, radix, length // radix, stride, tables[k])
         result = scratch[len(stages) % 2]
         if inner == 1 and transposed is None:
-            outputs = _row_pointers(b, target_base, first, outer, n, lanes)
-            _scratch_to_rows(b, result, outputs, n, scale)
+            outputs = row_pointers(b, target_base, first, outer, n, lanes)
+            scratch_to_rows(b, result, outputs, n, scale)
         elif inner == 1:  # the group's rows are adjacent columns of a block [n, t]
             block_start = b.mul(b.udiv(first, i64(transposed)), i64(n * transposed))
             column = b.add(block_start, b.urem(first, i64(transposed)))
@@ -536,39 +583,19 @@ def _emit_pass(
     fe.call_kernel(kernel.function, pointers, groups, parallel)
 
 
-@thunk_emitter(Op.FFT)
-def _fft(fe: FunctionEmitter, instruction: HloInstruction) -> None:
-    """The transform over the trailing dimensions, one pass per axis: the last from the
-    operand into the result, the others in place in the result."""
-    (x,) = instruction.operands
-    kind = FftType(instruction.attribute("fft_type"))
-    lengths = [int(v) for v in instruction.attribute("fft_length")]
-    et = x.shape.element_type
-    dims = list(x.shape.dimensions)
-    if not (
-        supports_native_fft(kind, lengths, et)
-        and instruction.shape.element_type == et
-        and dims == list(instruction.shape.dimensions)
-        and dims[len(dims) - len(lengths) :] == lengths
-    ):
-        raise NotEmittable(f"fft {kind.name} of {x.shape} with lengths {lengths}")
-    if math.prod(dims) == 0:
-        return
-    sign = -1 if kind is FftType.FFT else 1
-    source, target = fe.pointer(fe.value(x)), fe.pointer(fe.value(instruction))
-    n = dims[-1]
-    if n > MAX_LENGTH:
-        t, m = _split_length(n, LANES[et])  # type: ignore[misc]
-        rows = math.prod(dims[:-1])
-        middle = fe.b.gep(fe.arena_base, [i64(fe.m.reserve(rows * n * et.byte_width))])
-        twiddles = unit_roots(sign * np.arange(t)[:, None] * np.arange(m)[None, :], n)
-        name = f"fft_{instruction.name}"
-        _emit_pass(fe, name, [source, middle], [rows, t, m], 1, sign, et, twiddles=twiddles)
-        _emit_pass(fe, name, [middle, target], [rows * t, m], 1, sign, et, transposed=t)
-        return
-    for axis in reversed(range(len(dims) - len(lengths), len(dims))):
-        _emit_pass(fe, f"fft_{instruction.name}", [source, target], dims, axis, sign, et)
-        source = target
-
-
-__all__ = ["LANES", "MAX_LENGTH", "radices", "supports_native_fft"]
+__all__ = [
+    "LANES",
+    "MAX_LENGTH",
+    "Scratch",
+    "Stage",
+    "emit_pass",
+    "emit_stage",
+    "fft_stages",
+    "radices",
+    "row_pointers",
+    "rows_to_scratch",
+    "scratch_to_rows",
+    "split_length",
+    "stage_twiddles",
+    "supports_native_fft",
+]
