@@ -4,11 +4,6 @@ persistent compile cache find it in a new process."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -19,6 +14,7 @@ from xlapy.backends.cpu.emit import linalg_fft_library
 from xlapy.backends.cpu.runtime import jit
 from xlapy.backends.cpu.runtime.executable import CpuOptions
 from xlapy.builder import XlaBuilder
+from xlapy.testing import new_processes
 
 
 def _fft_program(rows: int, n: int, kind: str = "FFT", t=xlapy.C64):  # noqa: ANN001, ANN202
@@ -96,15 +92,12 @@ print(json.dumps({"stats": persistent_cache.stats(), "bytes": out.tobytes().hex(
 
 
 def test_a_cached_program_resolves_the_fft_library_in_a_new_process(tmp_path) -> None:  # noqa: ANN001
-    env = dict(os.environ, XLAPY_COMPILATION_CACHE_DIR=str(tmp_path),
-               XLAPY_COMPILATION_CACHE_VERSION="test-fft", XLAPY_GEMM_CACHE_DIR="")  # fmt: skip
-    env.pop("XLAPY_CPU_TARGET", None)
-    reports = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
-                              text=True, timeout=120, check=True)  # fmt: skip
-        reports.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    first, second = reports
+    first, second = new_processes.reports(
+        _CHILD,
+        XLAPY_COMPILATION_CACHE_DIR=str(tmp_path),
+        XLAPY_COMPILATION_CACHE_VERSION="test-fft",
+        XLAPY_GEMM_CACHE_DIR="",
+    )
     assert first["stats"]["writes"] == 1 and second["stats"]["hits"] == 1
     assert second["bytes"] == first["bytes"] and first["error"] < 1e-3
     # The variant's object is kept beside the programs, outside their entries.

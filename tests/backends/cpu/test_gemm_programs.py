@@ -26,6 +26,7 @@ from xlapy.backends.cpu.emit import linalg_gemm_library
 from xlapy.backends.cpu.runtime.executable import CpuOptions
 from xlapy.builder import XlaBuilder
 from xlapy.literal import Literal
+from xlapy.testing import new_processes
 from xlapy.types import PrimitiveType
 from xlapy.xla_data import ConvolutionDimensionNumbers, DotDimensionNumbers
 
@@ -158,15 +159,9 @@ print(json.dumps({"stats": persistent_cache.stats(), "sum": float(out.astype(np.
 
 
 def test_a_cached_program_resolves_the_gemm_library_in_a_new_process(tmp_path) -> None:  # noqa: ANN001
-    env = dict(os.environ, XLAPY_COMPILATION_CACHE_DIR=str(tmp_path),
-               XLAPY_COMPILATION_CACHE_VERSION="test-gemm")  # fmt: skip
-    env.pop("XLAPY_CPU_TARGET", None)
-    reports = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, "-c", _CHILD], env=env, capture_output=True,
-                              text=True, timeout=120, check=True)  # fmt: skip
-        reports.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    first, second = reports
+    first, second = new_processes.reports(
+        _CHILD, XLAPY_COMPILATION_CACHE_DIR=str(tmp_path), XLAPY_COMPILATION_CACHE_VERSION="test-gemm"
+    )
     assert first["stats"]["writes"] == 1 and second["stats"]["hits"] == 1
     assert second["sum"] == first["sum"] and first["error"] < 1e-4
     # The variant's object is kept beside the programs, outside their entries.
