@@ -50,7 +50,7 @@ def _workspace(et: P, bits: int, m: int, n: int, k: int) -> int:
 
 def _gemm(et: P, trans_a: bool, trans_b: bool, accumulate: bool, bits: int):  # noqa: ANN202
     name = library.ensure_variant(et, trans_a, trans_b, accumulate, bits)
-    return _CALL(library._compiled[name].engine.get_function_address(name))  # noqa: SLF001
+    return _CALL(library.LIBRARY.address(name))
 
 
 def _operand(rng: np.random.Generator, dtype, rows: int, cols: int, ld: int) -> np.ndarray:  # noqa: ANN001

@@ -195,6 +195,12 @@ class Library:
                 self._keep(keep_in, name, target)
         return name
 
+    def address(self, name: str) -> int:
+        """The entry of a variant this process has (``ensure`` first), for a caller
+        outside generated code (the tests call the GEMM's through ctypes)."""
+        with _lock:
+            return self._compiled[name].engine.get_function_address(name)
+
     def declare(
         self, module: ir.Module, name: str, flags: tuple, bits: int, kind: ir.FunctionType,
         directory: str | None = None,
