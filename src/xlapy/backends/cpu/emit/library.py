@@ -16,9 +16,10 @@ With the persistent compile cache on (``XLAPY_COMPILATION_CACHE_DIR``, or the pr
 too (``<kind>-<key>.<kind>``, outside the program entries' count and bound: a few dozen
 variants at most), so a new process maps it in a millisecond instead of spending LLVM's
 few hundred; the key covers the variant, its target, LLVM's and llvmlite's versions and
-the library's own source, and a torn or corrupt file is a miss. A variant missing there is
-also looked for in the library directory below, and a variant this process already has
-is written to a program's cache directory that lacks it.
+the library's own source (and the IR helpers it is made with), and a torn or corrupt
+file is a miss. A variant missing there is also looked for in the library directory
+below, and a variant this process already has is written to a program's cache directory
+that lacks it.
 
 Without the persistent cache, the variants' objects are still kept on disk, in
 ``XLAPY_GEMM_CACHE_DIR`` (default ``$XDG_CACHE_HOME/xlapy/gemm``, else
@@ -110,8 +111,11 @@ class Library:
         if self._digest is None:
             digest = hashlib.sha256()
             folder = Path(__file__).parent
-            for name in ("library", *self.sources):
-                digest.update((folder / f"{name}.py").read_bytes())
+            # The library's own modules, and the IR helpers every variant is made with.
+            files = [folder / f"{name}.py" for name in ("library", *self.sources)]
+            files += [folder.parent / "ir_support.py", folder.parent / "llvm_types.py"]
+            for path in files:
+                digest.update(path.read_bytes())
             self._digest = digest.hexdigest()
         return self._digest
 

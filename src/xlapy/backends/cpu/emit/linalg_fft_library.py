@@ -87,7 +87,8 @@ def _runs(n: int) -> list[tuple[int, int, int, int]]:
 
 def _plan(n: int, rows: int, sign: int, et: PrimitiveType) -> tuple[np.ndarray, np.ndarray]:
     """(plan, twiddles) for a program's transform: the plan as int64s, the runs'
-    twiddle tables (``linalg_fft._twiddles``, one after the other) in the part type."""
+    twiddle tables (``linalg_fft.stage_twiddles``, one after the other) in the part
+    type."""
     plan = [n, rows, 0]
     tables = []
     offset = 0
