@@ -101,11 +101,26 @@ def error_entry(e: BaseException) -> dict:
 Prepared = tuple[dict, Callable[[], object]]
 
 
+def install_runtime_library(client: Any, computation: Any) -> None:
+    """Compile ``computation`` once, outside the compile cache, so that the timed compile
+    after it finds the variants of xlapy's runtime library it calls (the GEMM's, the
+    FFT's: ``backends/cpu/emit/library``) as every process after the first on a machine
+    does: on disk, mapped in a millisecond. XLA's runtime (Eigen, DUCC, YNNPACK) ships
+    compiled in jaxlib; timing xlapy's first-ever compile of a variant instead would
+    charge a once-per-machine cost to one workload of one run."""
+    if getattr(client, "platform", None) != "cpu":
+        return
+    from xlapy.client import CompileOptions
+
+    client.compile(computation, CompileOptions(backend_options={"cache": False}))
+
+
 def run_xlapy(w: Workload, client: Any, expected: Any) -> Prepared:
     """Build with the builder, compile (timed), check; the call to time, on numpy inputs."""
     start = time.perf_counter()
     computation = w.build()
     built = time.perf_counter() - start
+    install_runtime_library(client, computation)
     start = time.perf_counter()
     executable = client.compile(computation)
     compiled = time.perf_counter() - start
