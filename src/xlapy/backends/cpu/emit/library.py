@@ -131,7 +131,8 @@ class Library:
             return None
         head = len(self._magic) + 32
         payload = data[head:]
-        if not data.startswith(self._magic) or hashlib.sha256(payload).digest() != data[len(self._magic) : head]:  # fmt: skip
+        checksum = data[len(self._magic) : head]
+        if not data.startswith(self._magic) or hashlib.sha256(payload).digest() != checksum:
             return None
         return payload or None
 
@@ -149,7 +150,9 @@ class Library:
             return
 
     # -- variants ------------------------------------------------------------------------
-    def _compile(self, name: str, flags: tuple, target: jit.Target, places: list[str]) -> jit.CompiledCode:  # fmt: skip
+    def _compile(
+        self, name: str, flags: tuple, target: jit.Target, places: list[str]
+    ) -> jit.CompiledCode:
         """The variant's code: the first object stored in ``places``, else compiled now."""
         for directory in places:
             stored = self._read_stored(self.stored_path(directory, name, target))
@@ -206,9 +209,14 @@ class Library:
             return self._compiled[name].engine.get_function_address(name)
 
     def declare(
-        self, module: ir.Module, name: str, flags: tuple, bits: int, kind: ir.FunctionType,
+        self,
+        module: ir.Module,
+        name: str,
+        flags: tuple,
+        bits: int,
+        kind: ir.FunctionType,
         directory: str | None = None,
-    ) -> ir.Function:  # fmt: skip
+    ) -> ir.Function:
         """The variant declared in ``module`` (compiled and registered first)."""
         self.ensure(name, flags, bits, directory)
         existing = module.globals.get(name)

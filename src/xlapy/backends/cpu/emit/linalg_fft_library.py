@@ -167,7 +167,10 @@ def fft_function(
     scratch_parts = b.mul(n, i64(2 * 2 * lanes))  # two buffers of n vectors of (re, im)
     block = b.alloca(part, size=scratch_parts)
     block.align = 64
-    bases = [b.bitcast(b.gep(block, [b.mul(n, i64(2 * lanes * k))]), vector.as_pointer()) for k in range(2)]  # fmt: skip
+    bases = [
+        b.bitcast(b.gep(block, [b.mul(n, i64(2 * lanes * k))]), vector.as_pointer())
+        for k in range(2)
+    ]
     slots = [b.alloca(I64, name=f"stage.{what}") for what in ("m", "stride", "row")]
     done_slot = b.alloca(I64, name="stages.done")
     if sign > 0:  # the inverse's 1/n, rounded once to the part type as the inline code's
@@ -248,7 +251,12 @@ def emit_fft_call(
         symbol = variant_name(et, sign, bits)
         function = LIBRARY.declare(fe.m.ir, symbol, (et, sign, bits), bits, KERNEL_TYPE, directory)
     plan, twiddles = _plan(n, rows, sign, et)
-    pointers = [source, target, fe.m.constant_pointer(fe.b, plan), fe.m.constant_pointer(fe.b, twiddles)]  # fmt: skip
+    pointers = [
+        source,
+        target,
+        fe.m.constant_pointer(fe.b, plan),
+        fe.m.constant_pointer(fe.b, twiddles),
+    ]
     lanes = LANES[et]
     groups = -(-rows // lanes)
     parallel = groups >= 2 and rows * n * max(1, n.bit_length() - 1) >= PARALLEL_MIN_ELEMENTS
