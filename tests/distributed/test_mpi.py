@@ -26,21 +26,25 @@ from xlapy.hlo import parse_module
 
 ROOT = Path(__file__).resolve().parents[2]
 MPIEXEC = shutil.which("mpiexec", path=str(Path(sys.executable).parent)) or shutil.which("mpiexec")
-PROGRAM = "tests.distributed.programs.mpi_collectives"
+COLLECTIVES = "tests.distributed.programs.mpi_collectives"
+SHARDED = "tests.distributed.programs.mpi_sharded"
 CASES = 11  # cases per device count in the program
 needs_mpi = pytest.mark.skipif(
     MPIEXEC is None, reason="mpiexec is not installed (pip install mpich)"
 )
 
 
-def _launch(tmp_path: Path, *arguments: str, limit: float = 60.0) -> tuple[list[str], float]:
+def _launch(
+    tmp_path: Path, program: str, *arguments: str, limit: float = 60.0
+) -> tuple[list[list[str]], float]:
     """Rank 0's report lines then rank 1's (``[]`` for a rank that wrote none), and the
-    wall time. ``-disable-auto-cleanup``: hydra would otherwise kill the survivors of a
-    rank that exits, before they can report."""
+    wall time. Each rank writes its own file (``programs/rank_report.py``): mpiexec's
+    stdout can cut one rank's line with another's. ``-disable-auto-cleanup``: hydra
+    would otherwise kill the survivors of a rank that exits, before they can report."""
     env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + str(ROOT))
     start = time.monotonic()
     done = subprocess.run(
-        [MPIEXEC, "-disable-auto-cleanup", "-n", "2", sys.executable, "-m", PROGRAM,
+        [MPIEXEC, "-disable-auto-cleanup", "-n", "2", sys.executable, "-m", program,
          "--report", str(tmp_path), *arguments],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=limit,
     )  # fmt: skip
@@ -56,7 +60,7 @@ def _launch(tmp_path: Path, *arguments: str, limit: float = 60.0) -> tuple[list[
 @needs_mpi
 @pytest.mark.parametrize("backend", ["cpu", "interpreter"])
 def test_collectives_across_two_processes_match_one_process(backend, tmp_path):
-    reports, _ = _launch(tmp_path, "--backend", backend)
+    reports, _ = _launch(tmp_path, COLLECTIVES, "--backend", backend)
     for rank, lines in enumerate(reports):
         assert not [line for line in lines if line.startswith("FAIL")], lines
         for n in (2, 4):
@@ -70,7 +74,7 @@ def test_collectives_across_two_processes_match_one_process(backend, tmp_path):
 def test_a_dead_process_makes_the_other_fail_within_the_deadline(backend, tmp_path):
     deadline = 2.0
     reports, elapsed = _launch(
-        tmp_path, "--backend", backend, "--die", "--timeout", str(deadline), limit=40
+        tmp_path, COLLECTIVES, "--backend", backend, "--die", "--timeout", str(deadline), limit=40
     )
     output = "\n".join(reports[0])
     assert reports[1] == [], reports  # rank 1 died before printing anything
@@ -117,19 +121,11 @@ def test_one_process_job_defaults():
 
 @needs_mpi
 @pytest.mark.parametrize("backend", ["cpu", "interpreter"])
-def test_a_sharded_program_gives_the_global_result_in_every_process(backend):
+def test_a_sharded_program_gives_the_global_result_in_every_process(backend, tmp_path):
     """exe(*global_arrays) under mpiexec -n 2: xlapy partitions the program, each process
     runs its devices, and every process gets the whole result (programs/mpi_sharded.py)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + str(ROOT))
-    done = subprocess.run(
-        [MPIEXEC, "-n", "2", sys.executable, "-m", "tests.distributed.programs.mpi_sharded",
-         "--backend", backend],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    lines = done.stdout.replace("OK", "\nOK").replace("FAIL", "\nFAIL").splitlines()
-    assert done.returncode == 0 and "FAIL" not in done.stdout, done.stdout + done.stderr
-    for n in (2, 4):
-        for case in ("megatron", "rows"):
-            hits = [line for line in lines if line.strip() == f"OK {backend} n={n} {case}"]
-            assert len(hits) == 2, done.stdout  # once per process
-    assert "DONE 0 failures=0" in done.stdout and "DONE 1 failures=0" in done.stdout
+    reports, _ = _launch(tmp_path, SHARDED, "--backend", backend, limit=120)
+    for rank, lines in enumerate(reports):
+        assert not [line for line in lines if line.startswith("FAIL")], lines
+        want = [f"OK {backend} n={n} {case}" for n in (2, 4) for case in ("megatron", "rows")]
+        assert lines == [*want, f"DONE {rank} failures=0"], lines

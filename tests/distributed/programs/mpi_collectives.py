@@ -10,12 +10,12 @@ process's devices over MPI, and prints ``OK <case>`` or ``FAIL <case>: ...`` per
 from __future__ import annotations
 
 import argparse
-import builtins
 import os
 import sys
 import time
 
 import numpy as np
+from tests.distributed.programs.rank_report import report_to
 
 import xlapy
 from xlapy.backends.cpu import CpuBackend, CpuOptions
@@ -203,22 +203,6 @@ def die_test(backend_name: str, timeout: float) -> None:
     os._exit(0)
 
 
-def _report_to(directory: str | None) -> None:
-    """Also write every printed line to ``directory/rank<r>.txt`` (mpiexec interleaves
-    the processes' stdout)."""
-    if directory is None:
-        return
-    path = os.path.join(directory, f"rank{process_info().process_index}.txt")
-    original = builtins.print
-
-    def report(*values: object, **options: object) -> None:
-        original(*values, **options)
-        with open(path, "a") as f:
-            f.write(" ".join(map(str, values)) + "\n")
-
-    builtins.print = report
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--report")
@@ -229,7 +213,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=3.0)
     args = parser.parse_args()
     initialize(timeout=args.timeout if args.die else 30.0)
-    _report_to(args.report)
+    report_to(args.report)
     if args.die:
         die_test(args.backend, args.timeout)
     failures = sum(run_cases(args.backend, n, args.case) for n in args.devices)

@@ -3,7 +3,8 @@
 Each process joins the job, makes a client with ``--local-devices`` devices, compiles the
 same sharded HLO (num_partitions = 2 x local devices, partitioned by xlapy) and calls it
 with the whole global arrays; every process must get the global result the unpartitioned
-program gives on the interpreter. Prints ``OK <case>`` or ``FAIL <case>: ...`` per case.
+program gives on the interpreter. Prints ``OK <case>`` or ``FAIL <case>: ...`` per case,
+also to ``--report``'s per-rank file (see ``rank_report``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import sys
 
 import numpy as np
+from tests.distributed.programs.rank_report import report_to
 
 import xlapy
 from xlapy.distributed import initialize, process_info, shutdown
@@ -61,10 +63,12 @@ def _cases(n: int) -> dict[str, tuple[str, list[np.ndarray]]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--report")
     parser.add_argument("--backend", default="cpu", choices=["cpu", "interpreter"])
     parser.add_argument("--local-devices", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args()
     initialize(timeout=30.0)
+    report_to(args.report)
     me, count = process_info().process_index, process_info().process_count
     failures = 0
     for local in args.local_devices:
