@@ -141,6 +141,60 @@ def test_call_path_takes_the_fast_entry_and_falls_back_for_other_inputs():
         executable(np.ones(4, np.float64), np.ones(4, np.float32))
 
 
+MIXED = """HloModule mixed
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = f32[] add(a, b)
+}
+
+ENTRY e {
+  s = f32[] parameter(0)
+  v = s32[3] parameter(1)
+  m = f64[2,3] parameter(2)
+  t = f32[2,1,4] parameter(3)
+  vf = f64[3] convert(v)
+  b = f64[2,3] broadcast(vf), dimensions={1}
+  sum = f64[2,3] add(m, b)
+  r = f32[] reduce(t, s), dimensions={0,1,2}, to_apply=add
+  ROOT out = (f64[2,3], f32[]) tuple(sum, r)
+}"""
+
+
+def test_the_fast_call_checks_every_argument_against_its_descriptor():
+    """``xlapy_fast_call`` walks the parameters' records (ranks 0 to 3, four dtypes):
+    matching arrays run natively; any mismatch in any argument sends the call to the
+    general path (call_numpy gives None), which converts or refuses it."""
+    executable = xlapy.local_client("cpu").compile(parse_module(MIXED))
+    native = executable._executable  # noqa: SLF001
+    assert native._fast is not None  # noqa: SLF001
+    good = [
+        np.float32(0.5).reshape(()),
+        np.array([1, 2, 3], np.int32),
+        np.arange(6, dtype=np.float64).reshape(2, 3),
+        np.ones((2, 1, 4), np.float32),
+    ]
+    want = (good[2] + good[1].astype(np.float64), np.float32(8.5))
+    for arguments in (good, tuple(good)):  # a list is made a tuple
+        total, reduced = native.call_numpy(arguments)
+        np.testing.assert_array_equal(total, want[0])
+        assert float(reduced) == want[1]
+    wrong = {
+        0: [np.float64(0.5).reshape(()), np.ones(1, np.float32), [0.5]],
+        1: [np.array([1, 2, 3], np.int64), np.array([1, 2], np.int32), np.ones((1, 3), np.int32)],
+        2: [np.asfortranarray(good[2]), np.repeat(good[2], 2, axis=1)[:, ::2], good[2].T.copy()],
+        3: [np.ones((2, 4, 1), np.float32), np.ones((2, 1, 4, 1), np.float32)],
+    }
+    for k, substitutes in wrong.items():
+        for substitute in substitutes:
+            arguments = [*good[:k], substitute, *good[k + 1 :]]
+            assert native.call_numpy(arguments) is None, (k, substitute)
+            same = np.asarray(substitute).dtype == good[k].dtype
+            if same and np.shape(substitute) == np.shape(good[k]):  # the general path: a copy
+                total, reduced = executable(*arguments)
+                np.testing.assert_array_equal(total, want[0])
+
+
 def test_arguments_are_never_modified():
     x = np.arange(8, dtype=np.float32)
     before = x.copy()

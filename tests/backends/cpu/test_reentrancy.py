@@ -45,8 +45,8 @@ def test_a_host_callback_may_call_its_own_executable() -> None:
 
 @pytest.mark.slow
 def test_more_parameters_than_ctypes_passes_to_a_function() -> None:
-    # ctypes calls foreign functions with at most 1024 arguments: the fast entry takes
-    # one per parameter and result, so this signature must take the general path.
+    # ctypes calls foreign functions with at most 1024 arguments: the fast call takes the
+    # arguments as one tuple, so it serves this signature too.
     n = 1100
     lines = [f"  p{k} = f32[] parameter({k})" for k in range(n)]
     level, names = 0, [f"p{k}" for k in range(n)]

@@ -118,19 +118,8 @@ def compile_program(
     native_runtime.ensure_runtime()
     emitter = ModuleEmitter(optimized, options)
     entry_name = emitter.emit_entry()
-    fast_name = None
     parameters = list(optimized.entry.program_shape.parameters)
-    if _FAST_CALL_OK and all(p.is_array for p in parameters):
-        fast_name = emitter.unique_name(entry_name + "_py")
-        result_leaves = len(_leaves(optimized.entry.root.shape))
-        fast_call.emit_fast_entry(
-            emitter.ir,
-            emitter.ir.get_global(entry_name),
-            fast_name,
-            parameters,
-            result_leaves,
-            relocatable=emitter.relocatable,
-        )
+    fast = _FAST_CALL_OK and all(p.is_array for p in parameters)
     timings["emit"] = time.perf_counter() - start
     if options.dump_dir:
         os.makedirs(options.dump_dir, exist_ok=True)
@@ -161,7 +150,7 @@ def compile_program(
         module=optimized,
         code=code,
         entry_name=entry_name,
-        fast_name=fast_name,
+        fast_call=fast,
         arena_size=emitter.arena_size,
         thunks=emitter.thunks,
         native_ops=sorted(emitter.native_ops),

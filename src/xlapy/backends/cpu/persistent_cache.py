@@ -45,14 +45,14 @@ from ...hlo.module import HloModule
 from ...hlo.parser import parse_module
 from ...version import __version__
 from .emit import linalg_fft_library, linalg_gemm_library
-from .runtime import blas, disk_cache, fast_call, jit, native_runtime
+from .runtime import blas, disk_cache, jit, native_runtime
 from .runtime.executable import CompiledProgram, CpuOptions
 from .runtime.fallback import InterruptThunk
 
 ENV_DIRECTORY = disk_cache.ENV_DIRECTORY
 default_directory = disk_cache.default_directory
 ENV_VERSION = "XLAPY_COMPILATION_CACHE_VERSION"
-_FORMAT = 2  # 2: several objects, the module's name, the module parsed lazily
+_FORMAT = 3  # 2: several objects, the module's name, parsed lazily; 3: fast_call (no entry)
 # A constant integer turned into a pointer: an address of this process baked into the
 # code (small ones, such as null, are not addresses of anything).
 _ADDRESS = re.compile(r"inttoptr \(i64 (-?\d+) to")
@@ -137,7 +137,7 @@ def serialize(program: CompiledProgram) -> bytes:
     header = {
         "name": program.name,
         "entry_name": program.entry_name,
-        "fast_name": program.fast_name,
+        "fast_call": program.fast_call,
         "arena_size": program.arena_size,
         "native_ops": program.native_ops,
         "kernel_count": program.kernel_count,
@@ -225,7 +225,7 @@ def _resolvable(symbols: list[str], directory: str | None = None) -> bool:
     def fft_library(name: str) -> bool:
         return linalg_fft_library.resolve_symbol(name, directory)
 
-    resolvers = (blas.resolve_symbol, fast_call.resolve_symbol, gemm_library, fft_library)
+    resolvers = (blas.resolve_symbol, gemm_library, fft_library)
     if not all(any(resolve(name) for resolve in resolvers) for name in missing):
         return False
     return not jit.unresolved_symbols(missing)
@@ -261,7 +261,7 @@ def deserialize(
         thunks = [_StoredInterruptThunk(source, c, i) for _, c, i in header["thunks"]]
         fields = {
             "entry_name": header["entry_name"],
-            "fast_name": header["fast_name"],
+            "fast_call": header["fast_call"],
             "arena_size": header["arena_size"],
             "native_ops": header["native_ops"],
             "kernel_count": header["kernel_count"],

@@ -35,15 +35,12 @@ from ....shape import ProgramShape, Shape
 from .. import profiling, roofline
 from ..layout_normalization import default_layout_shape
 from ..profile_report import Profile
-from . import disk_cache, fallback, guarded_memory
+from . import disk_cache, fallback, fast_call, guarded_memory, native_runtime
 from .fast_call import ARGUMENT_MISMATCH
 
 PLATFORM = "cpu"
 POOL_MIN_BYTES = 1 << 20
 _REPLICA_POOL_DEPTH = 2  # result buffers kept per leaf and device (_result_buffer)
-# ctypes passes at most 1024 arguments to a foreign function; the fast entry takes two
-# more than the parameters and result leaves, so bigger signatures take the general path.
-MAX_FAST_ARGUMENTS = 1000
 GEMM_CHOICES = ("xlapy", "openblas")
 
 
@@ -137,7 +134,7 @@ class CompiledProgram:
     module: HloModule  # after optimizations
     code: Any  # jit.CompiledCode
     entry_name: str
-    fast_name: str | None
+    fast_call: bool  # numpy arrays can go straight to the entry (``fast_call``)
     arena_size: int
     thunks: list
     native_ops: list[str]
@@ -217,22 +214,21 @@ class CpuExecutable:
         self._context = fallback.RunContext(self._run_key, 0, 0, self._rng_states[0].address)
         self._context_address = ctypes.addressof(self._context)
         self._fast = None
-        n = len(declared.parameters) + len(self._result_leaves)
         if (
-            program.fast_name is not None
+            program.fast_call
             and self._dynamic is None  # sizes in and out take the general path
             and self.num_devices == 1
             and program.guard is None  # guard mode copies every buffer into its own pages
-            and n <= MAX_FAST_ARGUMENTS
         ):
-            self._fast = code.cfunction(
-                program.fast_name,
-                ctypes.c_int32,
-                ctypes.c_void_p,
-                ctypes.c_void_p,
-                *([ctypes.py_object] * n),
+            self._fast = native_runtime.fast_call_function()
+            self._fast_descriptor = fast_call.descriptor(
+                code.address(program.entry_name),
+                self._context_address,
+                self._arena_address(self._arena),
+                list(declared.parameters),  # the dtypes and sizes, as declared
+                len(self._result_leaves),
             )
-            self._fast_arena = self._arena_address(self._arena)
+            self._fast_address = self._fast_descriptor.ctypes.data
         self._single_result = declared.result.is_array
 
     def __del__(
@@ -312,10 +308,12 @@ class CpuExecutable:
             arguments[donated[k]] if k in donated else self._output(k)
             for k in range(len(self._result_leaves))
         ]
+        if type(arguments) is not tuple:
+            arguments = tuple(arguments)
         if self._lock.acquire(blocking=False):
             self._owner = threading.get_ident()
             try:
-                status = fast(self._context_address, self._fast_arena, *arguments, *outputs)
+                status = fast(self._fast_address, arguments, outputs)
                 error = self._run.error
                 self._run.error = None
             finally:

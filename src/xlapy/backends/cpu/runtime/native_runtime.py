@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 import llvmlite.binding as llvm
 
-from . import fallback, jit, strength_reduction
+from . import fallback, fast_call, jit, strength_reduction
 
 _RUNTIME_IR = r"""
 %task = type { void (i8**, i64, i64)*, i8**, i64, i64 }
@@ -576,6 +576,7 @@ define void @xlapy_write_mxcsr(i32 %value) {
 _lock = threading.Lock()
 _code: list[object] = []
 _mxcsr: dict[str, Callable[..., int | None]] = {}  # "read", "write"
+_fast_call: list[ctypes._CFuncPtr] = []  # xlapy_fast_call, made once
 
 
 def ensure_runtime() -> None:
@@ -589,7 +590,13 @@ def ensure_runtime() -> None:
             jit.register_symbol(name, address or 0)
         jit.register_symbol("xlapy_python_dispatch", fallback.dispatch_address())
         module = llvm.parse_assembly(
-            _RUNTIME_IR + _FORK_IR + _POLL_IR + _PROFILE_IR + _DISPATCH_IR + _MXCSR_IR
+            _RUNTIME_IR
+            + _FORK_IR
+            + _POLL_IR
+            + _PROFILE_IR
+            + _DISPATCH_IR
+            + _MXCSR_IR
+            + fast_call.FAST_CALL_IR
         )
         module.triple = jit.host_triple()
         module.verify()
@@ -618,6 +625,13 @@ def ensure_runtime() -> None:
         _mxcsr["write"] = ctypes.CFUNCTYPE(None, ctypes.c_uint32)(
             engine.get_function_address("xlapy_write_mxcsr")
         )
+        _fast_call.append(fast_call.FUNCTION_TYPE(engine.get_function_address(fast_call.SYMBOL)))
+
+
+def fast_call_function() -> ctypes._CFuncPtr:
+    """``xlapy_fast_call`` as a ctypes function (``fast_call``), one for every executable."""
+    ensure_runtime()
+    return _fast_call[0]
 
 
 def read_mxcsr() -> int:
