@@ -119,12 +119,17 @@ def _report(process: subprocess.Popen) -> dict:
     return json.loads(out.strip().splitlines()[-1])
 
 
+def _program_entries(cache_dir: str) -> list[str]:
+    """The directory's files but the runtime library's variants (emit/library)."""
+    return [e for e in os.listdir(cache_dir) if not e.endswith((".gemm", ".fft", ".reduce", ".sort"))]
+
+
 def test_two_writers_then_a_new_process_loads_without_compiling(cache_dir):
     writers = [_spawn(cache_dir), _spawn(cache_dir)]  # the same key, at the same time
     for report in map(_report, writers):
         assert report["stats"]["writes"] + report["stats"]["hits"] == 1
-    # One program entry (the GEMM library's variants sit beside it as .gemm files).
-    entries = [e for e in os.listdir(cache_dir) if not e.endswith(".gemm")]
+    # One program entry (the runtime library's variants sit beside it: .gemm, .reduce...).
+    entries = _program_entries(cache_dir)
     assert len(entries) == 1 and entries[0].endswith(disk_cache.SUFFIX), entries
     reader = _report(_spawn(cache_dir))
     assert reader["stats"]["hits"] == 1 and reader["stats"]["writes"] == 0
@@ -151,7 +156,7 @@ def test_options_target_and_version_change_the_key(cache_dir, monkeypatch):
 
 def test_a_corrupt_entry_is_recompiled_and_overwritten(cache_dir):
     _compile(cache_dir)
-    (name,) = [e for e in os.listdir(cache_dir) if not e.endswith(".gemm")]  # the programs
+    (name,) = _program_entries(cache_dir)
     path = os.path.join(cache_dir, name)
     data = bytearray(open(path, "rb").read())
     data[len(data) // 2] ^= 0xFF

@@ -1,7 +1,9 @@
 """Reductions keep vectors in flight (ir_support.for_range), float max/min keep three
 short chains (emit.reduce_minmax), and both still give the interpreter's bits: NaN
 anywhere propagates, max(-0, +0) is +0, whatever the length and whatever lane the special
-value lands in; f32 and f64, on the host's vector ISA and on AVX2."""
+value lands in; f32 and f64, on the host's vector ISA and on AVX2; in the inline kernel
+(emit.loops) and in the runtime library's (emit.reduce_library, which a plain reduce of
+a parameter takes)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 import xlapy
 from xlapy import computations, ops
 from xlapy.backends.cpu.compiler import CpuBackend
+from xlapy.backends.cpu.emit import reduce_library
 from xlapy.backends.cpu.runtime.executable import CpuOptions
 from xlapy.literal import Literal
 from xlapy.types import PrimitiveType
@@ -39,9 +42,10 @@ def reduce_program(n: int, kind: str, dtype: str = "f32", init: float | None = N
 @pytest.mark.parametrize(("kind", "count", "vector_op"), [("add", 8, "fadd reassoc <"),
                                                       ("max", 4, "llvm.maxnum.v")])  # fmt: skip
 def test_the_innermost_reduce_loop_asks_for_vectors_in_flight_and_is_vectorized(
-    kind, count, vector_op, tmp_path
+    kind, count, vector_op, tmp_path, monkeypatch
 ):
     # A float max keeps three chains per vector (reduce_minmax): half as many vectors.
+    monkeypatch.setattr(reduce_library, "try_emit", lambda fe, instruction: False)  # inline
     CpuBackend().compile(
         reduce_program(4096, kind).hlo_module, CpuOptions(cache=False, dump_dir=str(tmp_path))
     )
@@ -78,9 +82,12 @@ def _cases(n: int, dtype: str) -> list[np.ndarray]:
 @pytest.mark.parametrize("dtype", ["f32", "f64"])
 @pytest.mark.parametrize("kind", ["max", "min", "add"])
 @pytest.mark.parametrize("n", [1, 7, 64, 65, 1000, 1027])
+@pytest.mark.parametrize("path", ["library", "inline"])
 def test_reductions_agree_with_the_interpreter_bit_for_bit_on_special_values(
-    kind, n, dtype, target
+    kind, n, dtype, target, path, monkeypatch
 ):
+    if path == "inline":
+        monkeypatch.setattr(reduce_library, "try_emit", lambda fe, instruction: False)
     computation = reduce_program(n, kind, dtype)
     cpu = CpuBackend().compile(computation.hlo_module, CpuOptions(target_cpu=target))
     interpreter = xlapy.local_client("interpreter").compile(computation)
@@ -90,7 +97,10 @@ def test_reductions_agree_with_the_interpreter_bit_for_bit_on_special_values(
 
 @pytest.mark.parametrize("init", [0.0, -0.0, float("nan"), 5.0])
 @pytest.mark.parametrize("kind", ["max", "min"])
-def test_the_init_value_counts_as_one_more_element(kind, init):
+@pytest.mark.parametrize("path", ["library", "inline"])
+def test_the_init_value_counts_as_one_more_element(kind, init, path, monkeypatch):
+    if path == "inline":
+        monkeypatch.setattr(reduce_library, "try_emit", lambda fe, instruction: False)
     computation = reduce_program(100, kind, "f32", init)
     cpu = CpuBackend().compile(computation.hlo_module, CpuOptions())
     interpreter = xlapy.local_client("interpreter").compile(computation)

@@ -58,8 +58,9 @@ from .emit import (  # noqa: F401  (each emitter module registers its thunk emit
     loops,
     movement_dynamic,
     random_state,
-    reductions_sort,
+    reduce_library,
     reductions_window,
+    sort_library,
     transfers,
 )
 from .emit.registry import THUNK_EMITTERS
@@ -500,7 +501,9 @@ class FunctionEmitter:
             emitter = self.m.overrides.get(op) or THUNK_EMITTERS.get(op)
             if emitter is not None:
                 emitter(self, instruction)
-            elif not loops.try_emit(self, instruction):
+            elif not (
+                reduce_library.try_emit(self, instruction) or loops.try_emit(self, instruction)
+            ):
                 raise NotEmittable(f"no native emitter for {op.value}")
             self.m.native_ops.add(op.value)
         except NotEmittable as reason:

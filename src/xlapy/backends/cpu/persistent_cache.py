@@ -44,7 +44,7 @@ from typing import Any
 from ...hlo.module import HloModule
 from ...hlo.parser import parse_module
 from ...version import __version__
-from .emit import linalg_fft_library, linalg_gemm_library
+from .emit import linalg_fft_library, linalg_gemm_library, reduce_library, sort_library
 from .runtime import blas, disk_cache, jit, native_runtime
 from .runtime.executable import CompiledProgram, CpuOptions
 from .runtime.fallback import InterruptThunk
@@ -216,16 +216,22 @@ def _resolvable(symbols: list[str], directory: str | None = None) -> bool:
     unresolved symbol in a loaded object would stop the process)."""
     native_runtime.ensure_runtime()
     missing = jit.unresolved_symbols(symbols)
-    # xlapy's runtime library (emit/library: the GEMM's and the FFT's variants), compiled
-    # (or loaded from the cache's directory) in this process before the program that
-    # calls them is mapped.
+    # xlapy's runtime library (emit/library: the GEMM's, the FFT's, plain reductions' and
+    # sorts' variants), compiled (or loaded from the cache's directory) in this process before
+    # the program that calls them is mapped.
     def gemm_library(name: str) -> bool:  # the variant's object is kept in ``directory``
         return linalg_gemm_library.resolve_symbol(name, directory)
 
     def fft_library(name: str) -> bool:
         return linalg_fft_library.resolve_symbol(name, directory)
 
-    resolvers = (blas.resolve_symbol, gemm_library, fft_library)
+    def reductions(name: str) -> bool:
+        return reduce_library.resolve_symbol(name, directory)
+
+    def sorts(name: str) -> bool:
+        return sort_library.resolve_symbol(name, directory)
+
+    resolvers = (blas.resolve_symbol, gemm_library, fft_library, reductions, sorts)
     if not all(any(resolve(name) for resolve in resolvers) for name in missing):
         return False
     return not jit.unresolved_symbols(missing)

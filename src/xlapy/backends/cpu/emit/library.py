@@ -1,5 +1,6 @@
 """xlapy's runtime library: functions compiled once per machine and called by symbol, as
-BLAS routines are (the GEMM: ``linalg_gemm_library``; the FFT: ``linalg_fft_library``).
+BLAS routines are (the GEMM: ``linalg_gemm_library``; the FFT: ``linalg_fft_library``;
+plain row reductions: ``reduce_library``; plain sorts: ``sort_library``).
 
 Emitting such a function into every program would cost every program that uses it the
 function's LLVM time (tens of milliseconds at O3). Instead each variant (a symbol that

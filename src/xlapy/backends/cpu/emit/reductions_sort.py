@@ -12,17 +12,18 @@ Sorts along another dimension fall back for now.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from llvmlite import ir
 
+from ....hlo.computation import HloComputation
 from ....hlo.instruction import HloInstruction
 from ....opcode import HloOpcode
 from ..buffers import leaves
 from ..ir_support import for_range, i64, typed_pointer
 from ..llvm_types import I8, NotEmittable, llvm_type
 from .loops import PARALLEL_MIN_ELEMENTS, Kernel, emit_scalar_computation
-from .registry import thunk_emitter
 
 if TYPE_CHECKING:
     from ..codegen import FunctionEmitter
@@ -30,8 +31,13 @@ if TYPE_CHECKING:
 Op = HloOpcode
 
 
-@thunk_emitter(Op.SORT)
-def _sort(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+Library = Callable[..., tuple[ir.Function, list[ir.Value]]]
+
+
+def emit_sort(fe: FunctionEmitter, instruction: HloInstruction, library: Library | None) -> None:
+    """The sort's kernel over its rows: the inline merge sort, or where ``library`` is
+    given, the runtime library's kernel it returns (with its buffers) for the operand,
+    the result, the scratch and the row length (``sort_library``)."""
     operands = list(instruction.operands)
     dims = operands[0].shape.dimensions
     sort_dim = [int(d) for d in instruction.attribute("dimensions")][0]
@@ -44,20 +50,24 @@ def _sort(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     outputs = leaves(fe.value(instruction))
     if rows * n == 0:
         return
-    comparator = instruction.to_apply
-    scratch_offset = fe.m.reserve(rows * 2 * n * 8)
-    count = len(operands)
-    kernel = Kernel(fe, f"sort_{instruction.name}", 2 * count + 1)
-    try:
-        _emit_row_sort(kernel, operands, comparator, n)
-        kernel.finish()
-    except NotEmittable:
-        kernel.discard()
-        raise
-    scratch = fe.b.gep(fe.arena_base, [i64(scratch_offset)])
-    pointers = fe.operand_leaf_pointers(instruction) + [fe.pointer(s) for s in outputs] + [scratch]
+    scratch = fe.b.gep(fe.arena_base, [i64(fe.m.reserve(rows * 2 * n * 8))])
+    if library is not None:
+        function, pointers = library(fe, instruction, scratch, n)
+        fe.m.kernel_count += 1
+    else:
+        count = len(operands)
+        kernel = Kernel(fe, f"sort_{instruction.name}", 2 * count + 1)
+        try:
+            _emit_row_sort(kernel, operands, instruction.to_apply, n)
+            kernel.finish()
+        except NotEmittable:
+            kernel.discard()
+            raise
+        function = kernel.function
+        pointers = fe.operand_leaf_pointers(instruction) + [fe.pointer(s) for s in outputs]
+        pointers.append(scratch)
     parallel = rows >= 2 and rows * n * max(1, int(math.log2(max(n, 2)))) >= PARALLEL_MIN_ELEMENTS
-    fe.call_kernel(kernel.function, pointers, rows, parallel)
+    fe.call_kernel(function, pointers, rows, parallel)
 
 
 def _emit_row_sort(kernel: Kernel, operands: list[HloInstruction], comparator, n: int) -> None:  # noqa: ANN001
@@ -66,14 +76,40 @@ def _emit_row_sort(kernel: Kernel, operands: list[HloInstruction], comparator, n
     types = [o.shape.element_type for o in operands]
     inputs = [typed_pointer(b, kernel.buffers[k], t) for k, t in enumerate(types)]
     outputs = [typed_pointer(b, kernel.buffers[count + k], t) for k, t in enumerate(types)]
-    scratch = b.bitcast(kernel.buffers[2 * count], ir.IntType(64).as_pointer())
-    passes = max(0, math.ceil(math.log2(n))) if n > 1 else 0
+    emit_sort_rows(b, kernel.start, kernel.stop, inputs, outputs, kernel.buffers[2 * count],
+                   comparator, n)  # fmt: skip
 
-    with for_range(b, kernel.start, kernel.stop, "row") as row:
-        base = b.mul(row, i64(n))
-        order = b.gep(scratch, [b.mul(row, i64(2 * n))])
-        spare = b.gep(order, [i64(n)])
-        with for_range(b, 0, n, "init") as i:
+
+def emit_sort_rows(
+    b: ir.IRBuilder,
+    start: ir.Value,
+    stop: ir.Value,
+    inputs: list[ir.Value],
+    outputs: list[ir.Value],
+    scratch_raw: ir.Value,
+    comparator: HloComputation,
+    n: int | ir.Value,
+) -> None:
+    """Sort rows [start, stop) of length ``n`` (a constant, or a value read at run time:
+    the runtime library's kernel, ``sort_library``) from ``inputs`` into ``outputs``
+    (typed pointers, one per operand), with ``2 * n`` i64 of ``scratch_raw`` per row."""
+    count = len(inputs)
+    scratch = b.bitcast(scratch_raw, ir.IntType(64).as_pointer())
+    if isinstance(n, int):
+        passes: ir.Value = i64(max(0, math.ceil(math.log2(n))) if n > 1 else 0)
+        length, last, double = i64(n), i64(n - 1), i64(2 * n)
+    else:  # ceil(log2(n)) = 64 - ctlz(n - 1) for n > 1
+        length = n
+        ctlz = b.module.declare_intrinsic("llvm.ctlz", [ir.IntType(64)])
+        bits = b.sub(i64(64), b.call(ctlz, [b.sub(n, i64(1)), ir.IntType(1)(0)]))
+        passes = b.select(b.icmp_signed(">", n, i64(1)), bits, i64(0))
+        last, double = b.sub(n, i64(1)), b.mul(n, i64(2))
+
+    with for_range(b, start, stop, "row") as row:
+        base = b.mul(row, length)
+        order = b.gep(scratch, [b.mul(row, double)])
+        spare = b.gep(order, [length])
+        with for_range(b, 0, length, "init") as i:
             b.store(i, b.gep(order, [i]))
 
         def value(k: int, position: ir.Value) -> ir.Value:
@@ -88,15 +124,15 @@ def _emit_row_sort(kernel: Kernel, operands: list[HloInstruction], comparator, n
 
         with for_range(b, 0, passes, "pass") as p:
             width = b.shl(i64(1), p)
-            runs = b.udiv(b.add(i64(n - 1), b.mul(width, i64(2))), b.mul(width, i64(2)))
+            runs = b.udiv(b.add(last, b.mul(width, i64(2))), b.mul(width, i64(2)))
             with for_range(b, 0, runs, "run") as t:
                 lo = b.mul(t, b.mul(width, i64(2)))
-                mid = _min(b, b.add(lo, width), i64(n))
-                hi = _min(b, b.add(lo, b.mul(width, i64(2))), i64(n))
+                mid = _min(b, b.add(lo, width), length)
+                hi = _min(b, b.add(lo, b.mul(width, i64(2))), length)
                 _merge(b, order, spare, lo, mid, hi, less)
-            with for_range(b, 0, n, "back") as i:
+            with for_range(b, 0, length, "back") as i:
                 b.store(b.load(b.gep(spare, [i])), b.gep(order, [i]))
-        with for_range(b, 0, n, "gather") as i:
+        with for_range(b, 0, length, "gather") as i:
             source = b.load(b.gep(order, [i]))
             for k in range(count):
                 b.store(value(k, source), b.gep(outputs[k], [b.add(base, i)]))
