@@ -48,6 +48,7 @@ from pathlib import Path
 from llvmlite import ir
 
 from ..runtime import disk_cache, jit, native_runtime
+from .linalg_gemm_loops import vector_bits
 
 ENV_LIBRARY_DIRECTORY = "XLAPY_GEMM_CACHE_DIR"
 LIBRARY_FILES = 64  # variants of one kind kept in the library directory (the newest)
@@ -60,6 +61,13 @@ def library_target(bits: int) -> jit.Target:
     features = set(host.features.split(","))
     widest = 512 if "+avx512f" in features else 256 if {"+avx2", "+fma"} <= features else 128
     return host if widest == bits else jit.Target(_LEVELS[bits])
+
+
+def variant_bits(fe: object) -> int:
+    """The vector width of the variants a program calls: its target's widest (what an
+    ahead-of-time build sets for another architecture, ``gemm_vector_bits``, first)."""
+    m = fe.m  # type: ignore[attr-defined]
+    return getattr(m, "gemm_vector_bits", None) or vector_bits(m.options)
 
 
 def library_directory() -> str | None:
@@ -223,6 +231,24 @@ class Library:
         existing = module.globals.get(name)
         return existing if existing is not None else ir.Function(module, kind, name)
 
+    def program_function(
+        self,
+        fe: object,
+        name: str,
+        flags: tuple,
+        kind: ir.FunctionType,
+        emit: Callable[[ir.Module], ir.Function],
+    ) -> ir.Function:
+        """Variant ``name`` (``flags``, the vector width last) for the program ``fe``
+        emits: declared in its module, the variant compiled or loaded first into the
+        program's cache directory, or for ahead-of-time code (no JIT to resolve it)
+        ``emit(module)``'s copy of the function inside the object."""
+        m = fe.m  # type: ignore[attr-defined]
+        if m.aot:
+            return emit(m.ir)
+        directory = getattr(m.options, "persistent_cache_dir", None)
+        return self.declare(m.ir, name, flags, flags[-1], kind, directory)
+
     def resolve_symbol(self, name: str, directory: str | None = None) -> bool:
         """Compile (or load) and register ``name`` if it is a symbol of this library
         (what code loaded from the persistent compile cache needs before it is mapped);
@@ -235,4 +261,4 @@ class Library:
         return True
 
 
-__all__ = ["LIBRARY_FILES", "Library", "library_directory", "library_target"]
+__all__ = ["LIBRARY_FILES", "Library", "library_directory", "library_target", "variant_bits"]

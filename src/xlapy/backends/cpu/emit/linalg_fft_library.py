@@ -34,7 +34,7 @@ from ....types import PrimitiveType
 from ....xla_data import FftType
 from ..ir_support import for_range, i64
 from ..llvm_types import I64, KERNEL_TYPE, NotEmittable
-from .library import Library
+from .library import Library, variant_bits
 from .linalg_fft import (
     LANES,
     MAX_LENGTH,
@@ -50,7 +50,6 @@ from .linalg_fft import (
     stage_twiddles,
     supports_native_fft,
 )
-from .linalg_gemm_loops import vector_bits
 from .loops import PARALLEL_MIN_ELEMENTS
 from .registry import thunk_emitter
 
@@ -243,13 +242,11 @@ def emit_fft_call(
 ) -> None:
     """The transform of ``rows`` rows of length ``n``, by the library's kernel (emitted
     into the object for ahead-of-time code)."""
-    bits = getattr(fe.m, "gemm_vector_bits", None) or vector_bits(fe.m.options)
-    if fe.m.aot:
-        function = fft_function(fe.m.ir, et, sign, bits)
-    else:
-        directory = getattr(fe.m.options, "persistent_cache_dir", None)
-        symbol = variant_name(et, sign, bits)
-        function = LIBRARY.declare(fe.m.ir, symbol, (et, sign, bits), bits, KERNEL_TYPE, directory)
+    bits = variant_bits(fe)
+    function = LIBRARY.program_function(
+        fe, variant_name(et, sign, bits), (et, sign, bits), KERNEL_TYPE,
+        lambda module: fft_function(module, et, sign, bits),
+    )  # fmt: skip
     plan, twiddles = _plan(n, rows, sign, et)
     pointers = [
         source,

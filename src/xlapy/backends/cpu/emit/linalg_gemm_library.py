@@ -19,14 +19,13 @@ from llvmlite import ir
 
 from ....types import PrimitiveType
 from ..llvm_types import NotEmittable
-from .library import Library
+from .library import Library, variant_bits
 from .linalg_gemm_loops import (
     GEMM_LOOP_TYPES,
     GEMM_TYPE,
     emit_gemm_call,
     gemm_function,
     variant_name,
-    vector_bits,
 )
 
 if TYPE_CHECKING:
@@ -71,21 +70,6 @@ def ensure_variant(
     return LIBRARY.ensure(name, (et, trans_a, trans_b, accumulate, bits), bits, directory)
 
 
-def declare(
-    module: ir.Module,
-    et: PrimitiveType,
-    trans_a: bool,
-    trans_b: bool,
-    accumulate: bool,
-    bits: int,
-    directory: str | None = None,
-) -> ir.Function:
-    """The variant declared in ``module`` (compiled and registered first)."""
-    name = variant_name(et, trans_a, trans_b, accumulate, bits)
-    flags = (et, trans_a, trans_b, accumulate, bits)
-    return LIBRARY.declare(module, name, flags, bits, GEMM_TYPE, directory)
-
-
 def emit_gemm_loops(
     fe: FunctionEmitter,
     et: PrimitiveType,
@@ -109,13 +93,11 @@ def emit_gemm_loops(
     JIT, the function emitted into the object for ahead-of-time code."""
     if et not in GEMM_LOOP_TYPES:
         raise NotEmittable(f"no xlapy GEMM for {et.hlo_name}")
-    bits = getattr(fe.m, "gemm_vector_bits", None) or vector_bits(fe.m.options)
+    bits = variant_bits(fe)
     flags = (et, trans_a == "T", trans_b == "T", accumulate, bits)
-    if fe.m.aot:
-        function = gemm_function(fe.m.ir, *flags)
-    else:
-        directory = getattr(fe.m.options, "persistent_cache_dir", None)
-        function = declare(fe.m.ir, *flags, directory)
+    function = LIBRARY.program_function(
+        fe, variant_name(*flags), flags, GEMM_TYPE, lambda module: gemm_function(module, *flags)
+    )
     operands = (a, lda, b_, ldb, c, ldc)
     emit_gemm_call(fe, function, et, bits, m, n, k, operands, builder, n_at)
 
@@ -126,4 +108,4 @@ def resolve_symbol(name: str, directory: str | None = None) -> bool:
     return LIBRARY.resolve_symbol(name, directory)
 
 
-__all__ = ["declare", "emit_gemm_loops", "ensure_variant", "resolve_symbol"]
+__all__ = ["emit_gemm_loops", "ensure_variant", "resolve_symbol"]

@@ -35,8 +35,7 @@ from ....types import PrimitiveType
 from ..ir_support import for_range, i64
 from ..llvm_types import I64, KERNEL_TYPE, llvm_type
 from . import reduce_minmax
-from .library import Library
-from .linalg_gemm_loops import vector_bits
+from .library import Library, variant_bits
 from .loops import PARALLEL_MIN_ELEMENTS, REDUCE_INTERLEAVE
 
 if TYPE_CHECKING:
@@ -197,13 +196,11 @@ def try_emit(fe: FunctionEmitter, instruction: HloInstruction) -> bool:
     kind, et, rows, columns, init_bits = found
     if rows == 0:
         return True  # no output element
-    bits = getattr(fe.m, "gemm_vector_bits", None) or vector_bits(fe.m.options)
-    if fe.m.aot:
-        function = reduce_function(fe.m.ir, kind, et, bits)
-    else:
-        directory = getattr(fe.m.options, "persistent_cache_dir", None)
-        symbol = variant_name(kind, et, bits)
-        function = LIBRARY.declare(fe.m.ir, symbol, (kind, et, bits), bits, KERNEL_TYPE, directory)
+    bits = variant_bits(fe)
+    function = LIBRARY.program_function(
+        fe, variant_name(kind, et, bits), (kind, et, bits), KERNEL_TYPE,
+        lambda module: reduce_function(module, kind, et, bits),
+    )  # fmt: skip
     plan = np.array([columns, init_bits], dtype=np.uint64).view(np.int64)
     pointers = [
         fe.pointer(fe.value(instruction.operand(0))),

@@ -32,8 +32,7 @@ from ....opcode import HloOpcode
 from ....types import PrimitiveType
 from ..ir_support import i64
 from ..llvm_types import I64, KERNEL_TYPE, llvm_type
-from .library import Library
-from .linalg_gemm_loops import vector_bits
+from .library import Library, variant_bits
 from .reductions_sort import emit_sort, emit_sort_rows
 from .registry import thunk_emitter
 
@@ -147,14 +146,11 @@ def _library_call(
     """The library's kernel for ``instruction`` (one operand), declared in the program
     (emitted into it for ahead-of-time code), and its buffers."""
     et = instruction.operand(0).shape.element_type
-    bits = getattr(fe.m, "gemm_vector_bits", None) or vector_bits(fe.m.options)
-    if fe.m.aot:
-        function = sort_function(fe.m.ir, direction, et, bits)
-    else:
-        directory = getattr(fe.m.options, "persistent_cache_dir", None)
-        symbol = variant_name(direction, et, bits)
-        function = LIBRARY.declare(fe.m.ir, symbol, (direction, et, bits), bits, KERNEL_TYPE,
-                                   directory)  # fmt: skip
+    bits = variant_bits(fe)
+    function = LIBRARY.program_function(
+        fe, variant_name(direction, et, bits), (direction, et, bits), KERNEL_TYPE,
+        lambda module: sort_function(module, direction, et, bits),
+    )  # fmt: skip
     pointers = [
         fe.pointer(fe.value(instruction.operand(0))),
         fe.pointer(fe.value(instruction)),
