@@ -206,6 +206,13 @@ class CpuExecutable:
             check_allocation(leaf.byte_size(), f"result {k} ({leaf}) of {name}")
         self._arena = self._new_arena()
         self._pool: list[np.ndarray | None] = [None] * len(self._result_leaves)
+        # What call_numpy reads on every call, read once here.
+        self._output_specs = [
+            (tuple(s.dimensions), np.dtype(s.element_type.dtype)) for s in self._result_leaves
+        ]
+        self._leaf_range = range(len(self._result_leaves))
+        self._param_count = len(self._param_leaves)
+        self._donated = program.donated
         # execute_replicated's per-device arenas and result pools (_replica_memory).
         self._replica_lock = threading.Lock()
         self._replica_memories: dict[int, tuple[Any, list[list[np.ndarray]]]] = {}
@@ -282,12 +289,11 @@ class CpuExecutable:
         return address + (-address % 64)
 
     def _output(self, k: int) -> np.ndarray:
-        shape = self._result_leaves[k]
         pooled = self._pool[k]
         # 3 references: the pool, the local name, getrefcount's argument: nobody else holds it.
         if pooled is not None and sys.getrefcount(pooled) == 3:
             return pooled
-        array = np.empty(shape.dimensions, shape.element_type.dtype)
+        array = np.empty(*self._output_specs[k])
         if array.nbytes >= POOL_MIN_BYTES:
             self._pool[k] = array
         return array
@@ -296,26 +302,27 @@ class CpuExecutable:
     def call_numpy(self, arguments: Sequence[Any]) -> Any:
         """The fast path of ``Executable.__call__``: numpy arrays in, numpy arrays out."""
         fast = self._fast
-        if fast is None or len(arguments) != len(self._param_leaves):
+        if fast is None or len(arguments) != self._param_count:
             return None
-        donated = self.program.donated
-        for parameter in donated.values():
-            # A donated argument's buffer receives the result (input_output_alias).
-            donor = arguments[parameter]
-            if type(donor) is not np.ndarray or not donor.flags.writeable:
-                return None
-        outputs = [
-            arguments[donated[k]] if k in donated else self._output(k)
-            for k in range(len(self._result_leaves))
-        ]
+        donated = self._donated
+        if donated:
+            for parameter in donated.values():
+                # A donated argument's buffer receives the result (input_output_alias).
+                donor = arguments[parameter]
+                if type(donor) is not np.ndarray or not donor.flags.writeable:
+                    return None
+            outputs = [
+                arguments[donated[k]] if k in donated else self._output(k) for k in self._leaf_range
+            ]
+        else:
+            outputs = [self._output(k) for k in self._leaf_range]
         if type(arguments) is not tuple:
             arguments = tuple(arguments)
         if self._lock.acquire(blocking=False):
             self._owner = threading.get_ident()
             try:
                 status = fast(self._fast_address, arguments, outputs)
-                error = self._run.error
-                self._run.error = None
+                error, self._run.error = self._run.error, None
             finally:
                 self._owner = None
                 self._lock.release()
