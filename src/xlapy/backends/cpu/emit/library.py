@@ -93,8 +93,8 @@ def _prune(directory: str, suffix: str, keep: int) -> None:
 class Library:
     """One kind of variant: ``build(module, *flags)`` emits the variant's exported
     function into a new module; ``parse(symbol)`` gives (flags, vector bits) for a
-    symbol of this kind, or None; ``sources`` are the modules of this folder its code
-    comes from (their text is part of the stored objects' key)."""
+    symbol of this kind, or None; ``sources`` are the modules its code comes from, named
+    relative to this folder (their text is part of the stored objects' key)."""
 
     def __init__(
         self,

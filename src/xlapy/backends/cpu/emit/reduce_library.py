@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 P = PrimitiveType
 Op = HloOpcode
 _NAME = re.compile(r"^xlapy_reduce_(512|256|128)_(add|max|min)_(f32|f64)$")
-_SOURCES = ("reduce_library", "reduce_minmax")
+_SOURCES = ("reduce_library", "reduce_minmax", "loops")  # loops: REDUCE_INTERLEAVE
 _TYPES = {"f32": P.F32, "f64": P.F64}
 _BITS = {P.F32: np.uint32, P.F64: np.uint64}
 

@@ -46,7 +46,8 @@ _DIRECTIONS = ("LT", "GT")
 _COMPARISONS = {P.F32: "TOTALORDER", P.F64: "TOTALORDER", P.S32: "SIGNED", P.S64: "SIGNED",
                 P.U32: "UNSIGNED", P.U64: "UNSIGNED"}  # fmt: skip
 _NAME = re.compile(r"^xlapy_sort_(512|256|128)_(lt|gt)_(f32|f64|s32|s64|u32|u64)$")
-_SOURCES = ("sort_library", "reductions_sort", "loops")
+# The comparator is emitted by elemental (its compare), through loops.emit_scalar_computation.
+_SOURCES = ("sort_library", "reductions_sort", "loops", "../elemental/__init__")
 
 
 def variant_name(direction: str, et: PrimitiveType, bits: int) -> str:
