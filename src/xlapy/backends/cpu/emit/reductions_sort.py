@@ -100,7 +100,12 @@ def emit_sort_rows(
         length, last, double = i64(n), i64(n - 1), i64(2 * n)
     else:  # ceil(log2(n)) = 64 - ctlz(n - 1) for n > 1
         length = n
-        ctlz = b.module.declare_intrinsic("llvm.ctlz", [ir.IntType(64)])
+        # Declared by hand: llvmlite's declare_intrinsic gives llvm.ctlz one parameter,
+        # without the "zero is poison" flag LLVM's takes.
+        ctlz = b.module.globals.get("llvm.ctlz.i64") or ir.Function(
+            b.module, ir.FunctionType(ir.IntType(64), [ir.IntType(64), ir.IntType(1)]),
+            "llvm.ctlz.i64",
+        )  # fmt: skip
         bits = b.sub(i64(64), b.call(ctlz, [b.sub(n, i64(1)), ir.IntType(1)(0)]))
         passes = b.select(b.icmp_signed(">", n, i64(1)), bits, i64(0))
         last, double = b.sub(n, i64(1)), b.mul(n, i64(2))
