@@ -39,8 +39,9 @@ class Workload:
     """One benchmark: how to build it in xlapy, compute it in numpy and JAX, and what it costs.
 
     ``bound`` says which machine limit the time is read against: ``"memory"``
-    (bytes / measured bandwidth), ``"compute"`` (FLOPs / measured peak) or
-    ``"latency"`` (neither: fixed costs such as calls and loop trips dominate).
+    (bytes / measured bandwidth), ``"compute"`` (FLOPs / measured peak),
+    ``"latency"`` (neither: fixed costs such as calls and loop trips dominate) or
+    ``"integer"`` (integer multiply-adds, which no measured roof bounds).
     ``jax_fn`` imports JAX inside its body so that the suite runs without JAX.
     """
 
@@ -68,8 +69,8 @@ def _rng() -> np.random.Generator:
 
 
 def _params(b: XlaBuilder, *shapes: tuple[str, list[int]]) -> list[XlaOp]:
-    """Parameters 0..n-1 of f32/s32 arrays, named p0, p1, ..."""
-    types = {"f32": F32, "s32": S32}
+    """Parameters 0..n-1 of f32/s32/s8 arrays, named p0, p1, ..."""
+    types = {"f32": F32, "s32": S32, "s8": xlapy.S8}
     return [
         ops.Parameter(b, i, xlapy.Shape.array(types[t], dims), f"p{i}")
         for i, (t, dims) in enumerate(shapes)
@@ -313,6 +314,42 @@ def matmul(scale: int = 1, n: int | None = None) -> Workload:
         rtol=1e-4,
         atol=1e-3,  # dot products of 1024 N(0,1) terms; blocking orders differ
         description=f"f32[{n},{n}] x f32[{n},{n}]",
+    )
+
+
+def matmul_int8(scale: int = 1) -> Workload:
+    """Quantized inference's product: s8 x s8 summed in s32. Read against no roof (the
+    f32 FMA peak does not apply to int8 dot instructions); numpy has no integer BLAS,
+    so its time is a plain loop's."""
+    n = 512 // math.isqrt(scale)
+    rng = _rng()
+    a = rng.integers(-128, 128, (n, n), dtype=np.int8)
+    b = rng.integers(-128, 128, (n, n), dtype=np.int8)
+
+    def build() -> XlaComputation:
+        bld = XlaBuilder("matmul_int8")
+        ap, bp = _params(bld, ("s8", [n, n]), ("s8", [n, n]))
+        return bld.build(ops.Dot(ap, bp, preferred_element_type=S32))
+
+    def jax_fn(a: Any, b: Any) -> Any:
+        import jax  # noqa: PLC0415
+        import jax.numpy as jnp  # noqa: PLC0415
+
+        return jax.lax.dot(a, b, preferred_element_type=jnp.int32)
+
+    return Workload(
+        "matmul_int8",
+        build,
+        (a, b),
+        lambda a, b: a.astype(np.int32) @ b.astype(np.int32),
+        jax_fn,
+        bytes_read=2 * n * n,
+        bytes_written=4 * n * n,
+        flops=2 * n**3,
+        bound="integer",
+        rtol=0.0,
+        atol=0.0,  # integer sums: exact
+        description=f"s8[{n},{n}] x s8[{n},{n}] -> s32",
     )
 
 
@@ -678,6 +715,7 @@ WORKLOADS: dict[str, Callable[[int], Workload]] = {
     "softmax": softmax,
     "layer_norm": layer_norm,
     "matmul": matmul,
+    "matmul_int8": matmul_int8,
     "mlp": mlp,
     "while_loop": while_loop,
     "call_latency": call_latency,

@@ -130,3 +130,20 @@ def test_rng_state_starts_from_the_seed_as_the_jit_does(aot_run, helpers):
     _, outputs = aot_run(module, arguments)
     for got, want in zip(outputs, helpers.jit_run(module, arguments), strict=True):
         np.testing.assert_array_equal(helpers.as_bytes(got), helpers.as_bytes(want))
+
+
+def test_an_int8_dot_runs_exactly_in_the_object(aot_run, helpers):
+    """s8 x s8 -> s32: on a host with VNNI the object carries the int8 GEMM itself (no
+    JIT library to call), elsewhere the float GEMM; exact either way."""
+    rng = np.random.default_rng(5)
+    a = rng.integers(-128, 128, (45, 333), dtype=np.int8)
+    b = rng.integers(-128, 128, (70, 333), dtype=np.int8)
+    module = parse_module("""HloModule int8_dot
+ENTRY e {
+  a = s8[45,333] parameter(0)
+  b = s8[70,333] parameter(1)
+  ROOT d = s32[45,70] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+}""")
+    result, (got,) = aot_run(module, [a, b])
+    np.testing.assert_array_equal(got, (a.astype(np.int64) @ b.T.astype(np.int64)).astype(np.int32))
+    assert helpers.undefined_outside_system(result) == []

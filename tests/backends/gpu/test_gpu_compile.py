@@ -37,7 +37,6 @@ REFUSED: dict[str, str] = {
     "conv_batch_grouped": "convolution",
     "conv_grouped": "convolution",
     "conv_grouped_grad": "convolution",
-    "dot_general": "dot",
     "linalg_cpu": "custom-call cholesky.1",
     "linalg_tpu": "cholesky",
     "maxpool_grad": "reduce-window",

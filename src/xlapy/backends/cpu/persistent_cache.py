@@ -44,7 +44,13 @@ from typing import Any
 from ...hlo.module import HloModule
 from ...hlo.parser import parse_module
 from ...version import __version__
-from .emit import linalg_fft_library, linalg_gemm_library, reduce_library, sort_library
+from .emit import (
+    linalg_fft_library,
+    linalg_gemm_int8,
+    linalg_gemm_library,
+    reduce_library,
+    sort_library,
+)
 from .runtime import blas, disk_cache, jit, native_runtime
 from .runtime.executable import CompiledProgram, CpuOptions
 from .runtime.fallback import InterruptThunk
@@ -231,7 +237,10 @@ def _resolvable(symbols: list[str], directory: str | None = None) -> bool:
     def sorts(name: str) -> bool:
         return sort_library.resolve_symbol(name, directory)
 
-    resolvers = (blas.resolve_symbol, gemm_library, fft_library, reductions, sorts)
+    def int8_gemm(name: str) -> bool:
+        return linalg_gemm_int8.resolve_symbol(name, directory)
+
+    resolvers = (blas.resolve_symbol, gemm_library, fft_library, reductions, sorts, int8_gemm)
     if not all(any(resolve(name) for resolve in resolvers) for name in missing):
         return False
     return not jit.unresolved_symbols(missing)

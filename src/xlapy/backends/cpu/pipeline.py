@@ -56,6 +56,7 @@ from ...passes import (
 from .emit.indexing_gather import is_row_gather
 from .emit.indexing_scatter import is_row_scatter
 from .emit.linalg_fft import supports_native_fft
+from .emit.linalg_gemm_int8 import keeps_int8_dot
 from .emit.loops import can_emit_fused
 from .layout_normalization import normalize_layouts
 
@@ -114,10 +115,11 @@ def cpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(WhileLoopInvariantCodeMotion())
     pipeline.add(BatchNormExpander())
     pipeline.add(ConvolutionCanonicalizer())
-    pipeline.add(IntegerDotToFloat())  # before the widener turns s8 operands into s32
-    pipeline.add(DotTypeWidener())
+    int8_gemm = keeps_int8_dot(options)  # s8 x s8 -> s32 with VNNI (emit.linalg_gemm_int8)
+    pipeline.add(IntegerDotToFloat(int8_gemm))  # before the widener turns s8 into s32
+    pipeline.add(DotTypeWidener(int8_gemm))
     pipeline.add(LinalgTypeWidener())
-    pipeline.add(DotCanonicalizer())
+    pipeline.add(DotCanonicalizer(gemm_takes=int8_gemm))
     pipeline.add_fixed_point("simplify-after-expansion", simplify)
     if excess_precision:  # f16 multiply-adds rounded once, as LLVM contracts them
         pipeline.add(FpContraction())

@@ -165,7 +165,8 @@ def _dot(sb: SequenceBuilder, instruction: HloInstruction) -> Tree:
         raise UnimplementedError(
             f"dot {instruction.name}: {lhs.shape} x {rhs.shape} -> {instruction.shape} has no "
             "GPU kernel yet: cuBLAS runs dots whose operands and result share one of f32, f64, "
-            "c64, c128 (f16/bf16 dots are widened to f32 first); integer dots are not supported"
+            "c64, c128 (f16/bf16 dots are widened to f32 first, 8- and 16-bit integer dots run as "
+            "exact f32/f64 GEMMs); other integer dots are not supported"
         )
     numbers = instruction.dot_dimension_numbers
     lb, lc = list(numbers.lhs_batch_dimensions), list(numbers.lhs_contracting_dimensions)

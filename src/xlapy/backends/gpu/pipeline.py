@@ -32,6 +32,7 @@ from ...passes import (
     FftExpander,
     GatherExpander,
     InstructionFusion,
+    IntegerDotToFloat,
     MapInliner,
     MultiOutputFusion,
     OptimizationBarrierRemover,
@@ -96,6 +97,7 @@ def gpu_pipeline(options: Any) -> PassPipeline:
     pipeline.add(WhileLoopInvariantCodeMotion())
     pipeline.add(BatchNormExpander())
     pipeline.add(ConvolutionCanonicalizer())
+    pipeline.add(IntegerDotToFloat())  # 8- and 16-bit integer dots: exact cuBLAS GEMMs
     pipeline.add(DotTypeWidener())
     pipeline.add(DotCanonicalizer())
     pipeline.add_fixed_point("simplify-after-expansion", simplify)

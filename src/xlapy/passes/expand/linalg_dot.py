@@ -18,6 +18,8 @@ then already is in such a form.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ...hlo.instruction import HloInstruction
 from ...opcode import HloOpcode
 from ...types import PrimitiveType
@@ -30,11 +32,14 @@ P = PrimitiveType
 BLAS_TYPES = frozenset({P.F32, P.F64, P.C64, P.C128})
 
 
-def canonicalize_dot(dot: HloInstruction) -> HloInstruction | None:
-    """A copy of ``dot`` over operands BLAS takes as they are (None if they already are)."""
+def canonicalize_dot(dot: HloInstruction, any_types: bool = False) -> HloInstruction | None:
+    """A copy of ``dot`` over operands BLAS takes as they are (None if they already are);
+    ``any_types``: whatever its types (a backend's GEMM for other types, as the CPU's
+    int8 GEMM)."""
     lhs, rhs = dot.operands
     et = dot.shape.element_type
-    if et not in BLAS_TYPES or lhs.shape.element_type != et or rhs.shape.element_type != et:
+    blas = et in BLAS_TYPES and lhs.shape.element_type == et and rhs.shape.element_type == et
+    if not (blas or any_types):
         return None
     numbers = dot.dot_dimension_numbers
     lb, lc = list(numbers.lhs_batch_dimensions), list(numbers.lhs_contracting_dimensions)
@@ -69,8 +74,18 @@ class DotCanonicalizer(ExpanderPass):
     opcodes = frozenset({Op.DOT})
     skip_control_edges = True
 
+    def __init__(
+        self,
+        keep: Callable[[HloInstruction], bool] | None = None,
+        gemm_takes: Callable[[HloInstruction], bool] | None = None,
+    ) -> None:
+        """``gemm_takes``: dots of other types than BLAS's that the backend's GEMM takes
+        in these forms too."""
+        super().__init__(keep)
+        self.gemm_takes = gemm_takes or (lambda dot: False)
+
     def expand(self, instruction: HloInstruction) -> HloInstruction | None:
-        return canonicalize_dot(instruction)
+        return canonicalize_dot(instruction, self.gemm_takes(instruction))
 
 
 __all__ = ["BLAS_TYPES", "DotCanonicalizer", "canonicalize_dot"]

@@ -21,7 +21,8 @@ integer range (2^24 for f32, 2^53 for f64) every product and every partial sum i
 integer the float holds exactly, in any order of summation. The exact sum then goes to
 s64 and on to the result type, which wraps modulo 2^width as the integer dot does. An
 s8 x s8 dot takes f32 up to k = 1024 and f64 beyond; a product that could exceed 2^53
-keeps the integer loop.
+keeps the integer loop. A backend with a GEMM of its own for some of these dots keeps
+them with the pass's ``keep`` (the CPU's int8 GEMM with VNNI).
 
 ``LinalgTypeWidener``: cholesky and triangular-solve of f16, bf16 and 8-bit floats
 run in f32 between converts, as the interpreter computes them (LAPACK and BLAS

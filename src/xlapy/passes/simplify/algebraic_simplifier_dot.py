@@ -8,7 +8,8 @@ dot with a zero splat operand -> 0     integer operands and result only
 dot(transpose(x), y) -> dot(x, y)      every type, when the transpose keeps the
 (either side)                          operand's free dimensions in order (batch and
                                        contracting dimensions are renumbered); done
-                                       for integer dots always and for others when
+                                       for integer dots of one type always and
+                                       for others when
                                        the operand ends up in a form BLAS takes
                                        without a copy ([batch..., free..., contracting...]
                                        or [batch..., contracting..., free...])
@@ -81,7 +82,10 @@ def _dot_zero(i: HloInstruction) -> HloInstruction | None:
 
 
 def _dot_transpose(i: HloInstruction) -> HloInstruction | None:
-    exact = all(o.shape.element_type.is_integral for o in (*i.operands, i))
+    # Integer dots of one type run as loops that take any form; others (the CPU's int8
+    # GEMM's s8 x s8 -> s32 among them) need the BLAS forms.
+    types = {o.shape.element_type for o in (*i.operands, i)}
+    exact = len(types) == 1 and next(iter(types)).is_integral
     for side, index in _SIDES:
         transpose = i.operand(index)
         if transpose.opcode is not Op.TRANSPOSE:

@@ -13,7 +13,8 @@ pointers scipy exports (``scipy.linalg.cython_blas``: OpenBLAS, threaded over th
 cores). A short, wide GEMM (B small enough to stay in cache, many rows) is split by
 rows over xlapy's pool, each block a single-threaded GEMM (``emit.linalg_gemm_split``:
 OpenBLAS's threads cost more than such a GEMM's work).
-Integer dots (exact in any order) get a loop kernel; other element types reach
+s8 x s8 -> s32 dots, where the target has AVX-512 VNNI, run xlapy's int8 GEMM
+(``emit.linalg_gemm_int8``). Other integer dots (exact in any order) get a loop kernel; other element types reach
 here widened (``DotTypeWidener``) and other layouts canonicalized
 (``DotCanonicalizer``).
 """
@@ -35,6 +36,7 @@ from ..ir_support import Index, for_range, i64, typed_pointer
 from ..llvm_types import I8, I8_PTR, NotEmittable, llvm_type
 from ..runtime.blas import blas_function
 from .generators import buffer_reader
+from .linalg_gemm_int8 import emit_int8_gemm, has_vnni, is_int8_dot
 from .linalg_gemm_library import emit_gemm_loops
 from .linalg_gemm_loops import PARALLEL_MIN_WORK
 from .linalg_gemm_split import at, emit_row_blocks
@@ -85,6 +87,8 @@ def _dot(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     et = instruction.shape.element_type
     if lhs.shape.element_type == rhs.shape.element_type == et and et in GEMM_ROUTINES:
         _gemm(fe, instruction)
+    elif is_int8_dot(instruction) and has_vnni(fe.m.options):
+        _int8_gemm(fe, instruction)
     elif lhs.shape.element_type == rhs.shape.element_type == et and et.is_integral:
         _integer_dot(fe, instruction)
     else:
@@ -157,6 +161,37 @@ def _gemm(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         return
     with for_range(b, 0, batch, "batch") as i:
         call(b.mul(i, i64(m * k * size)), b.mul(i, i64(k * n * size)), b.mul(i, i64(m * n * size)))
+
+
+def _int8_gemm(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    """s8 x s8 -> s32 by xlapy's int8 GEMM (``emit.linalg_gemm_int8``), batch element
+    by batch element; either operand may be stored transposed."""
+    lhs, rhs = instruction.operands
+    lb, rb = _dims(instruction, "lhs_batch_dims"), _dims(instruction, "rhs_batch_dims")
+    lc, rc = _dims(instruction, "lhs_contracting_dims"), _dims(instruction, "rhs_contracting_dims")
+    lhs_form = _matrix_form(lhs.shape.rank, lb, lc)
+    rhs_form = _matrix_form(rhs.shape.rank, rb, rc)
+    if lhs_form is None or rhs_form is None or lb != rb:
+        raise NotEmittable("an int8 dot whose operands need a transpose first")
+    if [lhs.shape.dimensions[d] for d in lc] != [rhs.shape.dimensions[d] for d in rc]:
+        raise NotEmittable("contracting dimensions in different orders")
+    ldims, rdims = lhs.shape.dimensions, rhs.shape.dimensions
+    batch = math.prod(ldims[d] for d in lb)
+    k = math.prod(ldims[d] for d in lc)
+    m = math.prod(ldims[d] for d in range(lhs.shape.rank) if d not in lb and d not in lc)
+    n = math.prod(rdims[d] for d in range(rhs.shape.rank) if d not in rb and d not in rc)
+    out = fe.value(instruction)
+    if not isinstance(out, Slot):
+        raise NotEmittable("dot with a tuple result")
+    if m * n * batch == 0:
+        return
+    b = fe.b
+    pointers = [fe.pointer(fe.value(lhs)), fe.pointer(fe.value(rhs)), fe.pointer(out)]
+    steps = (m * k, k * n, m * n * 4)  # bytes per batch element
+    trans = (lhs_form == "contracting-first", rhs_form == "free-first")
+    with for_range(b, 0, batch, "batch") as i:
+        operands = [b.gep(p, [b.mul(i, i64(step))]) for p, step in zip(pointers, steps, strict=True)]
+        emit_int8_gemm(fe, (m, n, k), tuple(operands), *trans)
 
 
 def _batched(fe: FunctionEmitter, instruction: HloInstruction, sizes: tuple, forms: tuple) -> None:

@@ -126,7 +126,7 @@ def emit_gemm_call(
         size = workspace_bytes(et, bits, m, n, k, most)
     size = max(64, size)
     if builder is None:
-        workspace = b.gep(fe.arena_base, [i64(_arena_workspace(fe.m, size))])
+        workspace = b.gep(fe.arena_base, [i64(arena_workspace(fe.m, size))])
         workers = worker_count()
     else:
         with b.goto_entry_block():
@@ -140,7 +140,7 @@ def emit_gemm_call(
     b.call(function, [a, b_, c, *sizes, workspace, i64(size), i64(workers)])
 
 
-def _arena_workspace(module_emitter: object, size: int) -> int:
+def arena_workspace(module_emitter: object, size: int) -> int:
     """An arena region of at least ``size`` bytes for a top-level GEMM's workspace. The
     GEMMs at the top of computations run one at a time (a replica or a re-entrant call
     has an arena of its own), so they share regions: the first that is big enough, else
@@ -459,6 +459,7 @@ def _round_up(b: ir.IRBuilder, x: ir.Value, step: int) -> ir.Value:
 
 __all__ = [
     "BLOCKS_PER_WORKER",
+    "arena_workspace",
     "GEMM_LOOP_TYPES",
     "GEMM_TYPE",
     "PARALLEL_MIN_WORK",
