@@ -45,6 +45,7 @@ from ...hlo.module import HloModule
 from ...hlo.parser import parse_module
 from ...version import __version__
 from .emit import (
+    linalg_conv_library,
     linalg_fft_library,
     linalg_gemm_int8,
     linalg_gemm_library,
@@ -240,7 +241,11 @@ def _resolvable(symbols: list[str], directory: str | None = None) -> bool:
     def int8_gemm(name: str) -> bool:
         return linalg_gemm_int8.resolve_symbol(name, directory)
 
-    resolvers = (blas.resolve_symbol, gemm_library, fft_library, reductions, sorts, int8_gemm)
+    def convolutions(name: str) -> bool:
+        return linalg_conv_library.resolve_symbol(name, directory)
+
+    resolvers = (blas.resolve_symbol, gemm_library, fft_library, reductions, sorts, int8_gemm,
+                 convolutions)  # fmt: skip
     if not all(any(resolve(name) for resolve in resolvers) for name in missing):
         return False
     return not jit.unresolved_symbols(missing)

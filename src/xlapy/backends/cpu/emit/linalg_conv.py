@@ -12,7 +12,9 @@ positions are copied to the output; the wasted border rows cost
 ``Hp * Wp / (Ho * Wo)`` - 1 extra work (6% for 64x64 SAME).
 One GEMM with K = KH * KW * C keeps BLAS's kernel busy where one per tap
 (K = C) spends more of its time packing. ``ConvolutionCanonicalizer`` brings the
-other forms to this one.
+other forms to this one. With xlapy's GEMM (the default, and ahead-of-time code) the
+same steps run as the runtime library's kernels with the geometry as data
+(``linalg_conv_library``); with OpenBLAS they are emitted here.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ....opcode import HloOpcode
 from ..buffers import Slot
 from ..ir_support import for_range, i64
 from ..llvm_types import I8, I8_PTR, NotEmittable
+from .linalg_conv_library import CONV_TYPES, emit_convolution
 from .linalg_dot import GEMM_ROUTINES, emit_gemm
 from .linalg_gemm_split import at, emit_row_blocks
 from .registry import thunk_emitter
@@ -104,6 +107,20 @@ def _convolution(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     b = fe.b
     padded = b.gep(fe.arena_base, [i64(padded_offset)])
     source, target = fe.pointer(fe.value(x)), fe.pointer(out)
+    depth = kh * kw * channels
+    # Rows per block: the block's patches fill about PATCH_BYTES (L2-resident while the
+    # GEMM reads them), a multiple of ROW_QUANTUM so that the GEMM has no partial tiles.
+    block = max(ROW_QUANTUM, PATCH_BYTES // (depth * size) // ROW_QUANTUM * ROW_QUANTUM)
+    if fe.m.gemm_loops and et in CONV_TYPES:  # the runtime library's kernels
+        geometry = {
+            "batch": batch, "height": height, "width": width, "channels": channels,
+            "kh": kh, "kw": kw, "outs": outs, "pad_top": dims[0].padding_low,
+            "pad_left": dims[1].padding_low, "hp": hp, "wp": wp, "ho": ho, "wo": wo,
+            "block": block, "rows": m,
+        }  # fmt: skip
+        weights = fe.pointer(fe.value(w))
+        emit_convolution(fe, et, geometry, (source, weights, target, padded))
+        return
     memset = fe.m.ir.declare_intrinsic("llvm.memset", [I8_PTR, ir.IntType(64)])
     b.call(
         memset,
@@ -125,10 +142,6 @@ def _convolution(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         )
     # Per block (see the docstring), column-major: O x rows = (O x K) . (K x rows).
     weights = fe.pointer(fe.value(w))
-    depth = kh * kw * channels
-    # Rows per block: the block's patches fill about PATCH_BYTES (L2-resident while the
-    # GEMM reads them), a multiple of ROW_QUANTUM so that the GEMM has no partial tiles.
-    block = max(ROW_QUANTUM, PATCH_BYTES // (depth * size) // ROW_QUANTUM * ROW_QUANTUM)
     tap_bytes = channels * size
 
     def patches(kb, buffers, first, count_at, scratch):  # noqa: ANN001, ANN202
