@@ -18,7 +18,8 @@ L2). Both passes are tasks for xlapy's pool (``xlapy_parallel_for``, whose threa
 chunks from an atomic counter: a core busy with other work holds up one chunk, not a
 fixed share) when there are several workers and at least ``PARALLEL_MIN_WORK``
 multiply-adds; else they run on the calling thread. About ``BLOCKS_PER_WORKER`` blocks
-per thread. Below ``SMALL_WORK`` multiply-adds nothing is packed: a plain loop nest.
+per thread, their count a multiple of the threads'. Below ``SMALL_WORK`` multiply-adds
+nothing is packed: a plain loop nest.
 
 Numerics: every element of C is summed in the order p = 0, 1, ..., k - 1 from 0 (or
 from C) with ``llvm.fmuladd``, whatever the blocking, the vector width or the number of
