@@ -101,11 +101,10 @@ def is_int8_dot(dot: HloInstruction) -> bool:
     ) == (P.S8, P.S8, P.S32)
 
 
-def keeps_int8_dot(options: object) -> Callable[[HloInstruction], bool]:
-    """The CPU pipeline's predicate: dots left for this GEMM (none without VNNI)."""
-    if not has_vnni(options):
-        return lambda dot: False
-    return is_int8_dot
+def keeps_int8_dot(options: object) -> Callable[[HloInstruction], bool] | None:
+    """The CPU pipeline's predicate for the dots left for this GEMM: None (no dot is
+    kept, and the capability table shows no such path) where the target lacks VNNI."""
+    return is_int8_dot if has_vnni(options) else None
 
 
 def variant_name(trans_lhs: bool, trans_rhs: bool) -> str:
