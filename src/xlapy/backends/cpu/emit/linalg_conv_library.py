@@ -33,6 +33,7 @@ from ..ir_support import for_range, i64
 from ..llvm_types import I8, I8_PTR, I64, KERNEL_TYPE
 from .library import Library, variant_bits
 from .linalg_gemm_blocking import workspace_bytes
+from .linalg_gemm_kernel import function_to_define
 from .linalg_gemm_loops import KERNEL_GROUP_BYTES, gemm_function
 
 if TYPE_CHECKING:
@@ -78,25 +79,15 @@ def _memset(b: ir.IRBuilder, target: ir.Value, length: ir.Value) -> None:
     b.call(fill, [target, I8(0), length, ir.Constant(ir.IntType(1), 0)])
 
 
-def _new_function(module: ir.Module, name: str, exported: bool) -> ir.Function | None:
-    """A new ``KERNEL_TYPE`` function ``name`` (None if the module defines it already)."""
-    existing = module.globals.get(name)
-    if existing is not None and not existing.is_declaration:
-        return None
-    function = existing or ir.Function(module, KERNEL_TYPE, name)
-    if not exported:
-        function.linkage = "internal"
-    return function
-
-
 def pad_function(
     module: ir.Module, et: PrimitiveType, bits: int, *, exported: bool = False
 ) -> ir.Function:
     """Padded rows ``[start, stop)``; buffers (input, padded, plan)."""
-    name = variant_name(et, bits, pad=True)
-    function = _new_function(module, name, exported)
-    if function is None:
-        return module.globals[name]
+    function, new = function_to_define(
+        module, variant_name(et, bits, pad=True), KERNEL_TYPE, exported
+    )
+    if not new:
+        return function
     b = ir.IRBuilder(function.append_basic_block("entry"))
     table, start, stop = function.args
     source, padded, raw = (b.load(b.gep(table, [i64(i)])) for i in range(3))
@@ -131,10 +122,11 @@ def conv_function(
 ) -> ir.Function:
     """Blocks ``[start, stop)`` of output positions; buffers (padded, weights, output,
     plan). See ``linalg_conv`` for what a block computes."""
-    name = variant_name(et, bits, pad=False)
-    function = _new_function(module, name, exported)
-    if function is None:
-        return module.globals[name]
+    function, new = function_to_define(
+        module, variant_name(et, bits, pad=False), KERNEL_TYPE, exported
+    )
+    if not new:
+        return function
     gemm = gemm_function(module, et, False, False, False, bits)
     gemm.attributes.add("noinline")
     b = ir.IRBuilder(function.append_basic_block("entry"))

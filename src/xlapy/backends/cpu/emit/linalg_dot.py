@@ -95,14 +95,16 @@ def _dot(fe: FunctionEmitter, instruction: HloInstruction) -> None:
         raise NotEmittable(f"dot {lhs.shape} x {rhs.shape} -> {instruction.shape}")
 
 
-def _gemm(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+def _gemm_form(instruction: HloInstruction) -> tuple[str, str, int, int, int, int]:
+    """(lhs form, rhs form, batch, m, n, k) of a dot whose operands are, per batch,
+    matrices a GEMM takes as they are (``_matrix_form``); NotEmittable otherwise."""
     lhs, rhs = instruction.operands
     lb, rb = _dims(instruction, "lhs_batch_dims"), _dims(instruction, "rhs_batch_dims")
     lc, rc = _dims(instruction, "lhs_contracting_dims"), _dims(instruction, "rhs_contracting_dims")
     lhs_form = _matrix_form(lhs.shape.rank, lb, lc)
     rhs_form = _matrix_form(rhs.shape.rank, rb, rc)
     if lhs_form is None or rhs_form is None or lb != rb:
-        raise NotEmittable("a dot whose operands need a transpose before BLAS")
+        raise NotEmittable("a dot whose operands need a transpose before a GEMM")
     # Contracting dims must pair up in order (lhs's k-th with rhs's k-th).
     if [lhs.shape.dimensions[d] for d in lc] != [rhs.shape.dimensions[d] for d in rc]:
         raise NotEmittable("contracting dimensions in different orders")
@@ -111,6 +113,12 @@ def _gemm(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     k = math.prod(ldims[d] for d in lc)
     m = math.prod(ldims[d] for d in range(lhs.shape.rank) if d not in lb and d not in lc)
     n = math.prod(rdims[d] for d in range(rhs.shape.rank) if d not in rb and d not in rc)
+    return lhs_form, rhs_form, batch, m, n, k
+
+
+def _gemm(fe: FunctionEmitter, instruction: HloInstruction) -> None:
+    lhs, rhs = instruction.operands
+    lhs_form, rhs_form, batch, m, n, k = _gemm_form(instruction)
     out = fe.value(instruction)
     if not isinstance(out, Slot):
         raise NotEmittable("dot with a tuple result")
@@ -167,19 +175,7 @@ def _int8_gemm(fe: FunctionEmitter, instruction: HloInstruction) -> None:
     """s8 x s8 -> s32 by xlapy's int8 GEMM (``emit.linalg_gemm_int8``), batch element
     by batch element; either operand may be stored transposed."""
     lhs, rhs = instruction.operands
-    lb, rb = _dims(instruction, "lhs_batch_dims"), _dims(instruction, "rhs_batch_dims")
-    lc, rc = _dims(instruction, "lhs_contracting_dims"), _dims(instruction, "rhs_contracting_dims")
-    lhs_form = _matrix_form(lhs.shape.rank, lb, lc)
-    rhs_form = _matrix_form(rhs.shape.rank, rb, rc)
-    if lhs_form is None or rhs_form is None or lb != rb:
-        raise NotEmittable("an int8 dot whose operands need a transpose first")
-    if [lhs.shape.dimensions[d] for d in lc] != [rhs.shape.dimensions[d] for d in rc]:
-        raise NotEmittable("contracting dimensions in different orders")
-    ldims, rdims = lhs.shape.dimensions, rhs.shape.dimensions
-    batch = math.prod(ldims[d] for d in lb)
-    k = math.prod(ldims[d] for d in lc)
-    m = math.prod(ldims[d] for d in range(lhs.shape.rank) if d not in lb and d not in lc)
-    n = math.prod(rdims[d] for d in range(rhs.shape.rank) if d not in rb and d not in rc)
+    lhs_form, rhs_form, batch, m, n, k = _gemm_form(instruction)
     out = fe.value(instruction)
     if not isinstance(out, Slot):
         raise NotEmittable("dot with a tuple result")

@@ -50,6 +50,7 @@ from .linalg_fft import (
     stage_twiddles,
     supports_native_fft,
 )
+from .linalg_gemm_kernel import function_to_define
 from .loops import PARALLEL_MIN_ELEMENTS
 from .registry import thunk_emitter
 
@@ -146,12 +147,9 @@ def fft_function(
     ``exported``): groups [start, stop) of ``LANES`` rows, buffers (operand, result,
     plan, twiddles)."""
     name = variant_name(et, sign, bits)
-    existing = module.globals.get(name)
-    if existing is not None and not existing.is_declaration:
-        return existing
-    function = existing or ir.Function(module, KERNEL_TYPE, name)
-    if not exported:
-        function.linkage = "internal"
+    function, new = function_to_define(module, name, KERNEL_TYPE, exported)
+    if not new:
+        return function
     lanes = LANES[et]
     part = ir.FloatType() if et.component_type is P.F32 else ir.DoubleType()
     vector = ir.VectorType(part, lanes)

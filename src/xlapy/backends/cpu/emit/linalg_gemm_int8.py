@@ -42,7 +42,7 @@ from ..llvm_types import I1, I8, I8_PTR, I32, I64, KERNEL_TYPE, VOID
 from ..runtime import jit
 from ..runtime.native_runtime import worker_count
 from .library import Library
-from .linalg_gemm_kernel import PARALLEL_FOR_TYPE, module_function
+from .linalg_gemm_kernel import PARALLEL_FOR_TYPE, function_to_define, module_function
 from .linalg_gemm_loops import PARALLEL_MIN_WORK, arena_workspace
 
 if TYPE_CHECKING:
@@ -116,12 +116,9 @@ def int8_gemm_function(module: ir.Module, trans_lhs: bool, trans_rhs: bool,
                        exported: bool = False) -> ir.Function:  # fmt: skip
     """``INT8_GEMM_TYPE`` for these layouts, made once per module."""
     name = variant_name(trans_lhs, trans_rhs)
-    existing = module.globals.get(name)
-    if existing is not None and not existing.is_declaration:
-        return existing
-    function = existing or ir.Function(module, INT8_GEMM_TYPE, name)
-    if not exported:
-        function.linkage = "internal"
+    function, new = function_to_define(module, name, INT8_GEMM_TYPE, exported)
+    if not new:
+        return function
     for argument in function.args[:3]:
         argument.add_attribute("noalias")
     _Int8Gemm(function, trans_lhs, trans_rhs).emit()

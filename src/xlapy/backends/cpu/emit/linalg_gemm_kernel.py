@@ -221,6 +221,22 @@ def module_function(module: ir.Module, name: str, kind: ir.FunctionType) -> ir.F
     return existing if existing is not None else ir.Function(module, kind, name)
 
 
+def function_to_define(
+    module: ir.Module, name: str, kind: ir.FunctionType, exported: bool
+) -> tuple[ir.Function, bool]:
+    """(function, whether it still needs a body): ``module``'s definition of ``name`` if
+    it has one, else the function to define (the module's declaration of it, or a new
+    one), internal unless ``exported``. How every runtime-library variant is made once
+    per module, whether a program declared it first or not."""
+    existing = module.globals.get(name)
+    if existing is not None and not existing.is_declaration:
+        return existing, False
+    function = existing or ir.Function(module, kind, name)
+    if not exported:
+        function.linkage = "internal"
+    return function, True
+
+
 def emit_small_gemm(
     b: ir.IRBuilder,
     scalar: ir.Type,
@@ -301,4 +317,10 @@ def emit_small_gemm(
 _SMALL_LANES = 4  # rows per register in the small GEMM (an SSE/NEON register of f32)
 
 
-__all__ = ["MICRO_KERNEL_TYPE", "emit_small_gemm", "micro_kernel", "module_function"]
+__all__ = [
+    "MICRO_KERNEL_TYPE",
+    "emit_small_gemm",
+    "function_to_define",
+    "micro_kernel",
+    "module_function",
+]

@@ -48,7 +48,13 @@ from .linalg_gemm_complex import (
     complex_workspace_bytes,
     emit_complex_gemm,
 )
-from .linalg_gemm_kernel import PARALLEL_FOR_TYPE, emit_small_gemm, micro_kernel, module_function
+from .linalg_gemm_kernel import (
+    PARALLEL_FOR_TYPE,
+    emit_small_gemm,
+    function_to_define,
+    micro_kernel,
+    module_function,
+)
 from .linalg_gemm_pack import emit_pack_slivers
 
 if TYPE_CHECKING:
@@ -169,12 +175,9 @@ def gemm_function(
     """``GEMM_TYPE`` for this combination, made once per module (internal unless
     ``exported``; ``mxcsr``: its pool tasks run under the caller's MXCSR, x86 only)."""
     name = variant_name(et, trans_a, trans_b, accumulate, bits)
-    existing = module.globals.get(name)
-    if existing is not None and not existing.is_declaration:
-        return existing
-    function = existing or ir.Function(module, GEMM_TYPE, name)
-    if not exported:
-        function.linkage = "internal"
+    function, new = function_to_define(module, name, GEMM_TYPE, exported)
+    if not new:
+        return function
     for argument in function.args[:3]:
         argument.add_attribute("noalias")
     if et in GEMM_COMPLEX_TYPES:

@@ -36,6 +36,7 @@ from ..ir_support import for_range, i64
 from ..llvm_types import I64, KERNEL_TYPE, llvm_type
 from . import reduce_minmax
 from .library import Library, variant_bits
+from .linalg_gemm_kernel import function_to_define
 from .loops import PARALLEL_MIN_ELEMENTS, REDUCE_INTERLEAVE
 
 if TYPE_CHECKING:
@@ -62,12 +63,9 @@ def reduce_function(
     rows [start, stop), buffers (operand, result, plan: the row length and the initial
     value's bits)."""
     name = variant_name(kind, et, bits)
-    existing = module.globals.get(name)
-    if existing is not None and not existing.is_declaration:
-        return existing
-    function = existing or ir.Function(module, KERNEL_TYPE, name)
-    if not exported:
-        function.linkage = "internal"
+    function, new = function_to_define(module, name, KERNEL_TYPE, exported)
+    if not new:
+        return function
     ty = llvm_type(et)
     b = ir.IRBuilder(function.append_basic_block("entry"))
     table, start, stop = function.args

@@ -33,6 +33,7 @@ from ....types import PrimitiveType
 from ..ir_support import i64
 from ..llvm_types import I64, KERNEL_TYPE, llvm_type
 from .library import Library, variant_bits
+from .linalg_gemm_kernel import function_to_define
 from .reductions_sort import emit_sort, emit_sort_rows
 from .registry import thunk_emitter
 
@@ -75,12 +76,9 @@ def sort_function(
     """The kernel (``KERNEL_TYPE``), made once per module (internal unless ``exported``):
     rows [start, stop), buffers (operand, result, scratch, plan: the row length)."""
     name = variant_name(direction, et, bits)
-    existing = module.globals.get(name)
-    if existing is not None and not existing.is_declaration:
-        return existing
-    function = existing or ir.Function(module, KERNEL_TYPE, name)
-    if not exported:
-        function.linkage = "internal"
+    function, new = function_to_define(module, name, KERNEL_TYPE, exported)
+    if not new:
+        return function
     ty = llvm_type(et)
     b = ir.IRBuilder(function.append_basic_block("entry"))
     table, start, stop = function.args
