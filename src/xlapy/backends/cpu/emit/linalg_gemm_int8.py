@@ -39,11 +39,10 @@ from ....hlo.instruction import HloInstruction
 from ....types import PrimitiveType
 from ..ir_support import for_range, i64
 from ..llvm_types import I1, I8, I8_PTR, I32, I64, KERNEL_TYPE, VOID
-from ..runtime import jit
 from ..runtime.native_runtime import worker_count
 from .library import Library
 from .linalg_gemm_kernel import PARALLEL_FOR_TYPE, function_to_define, module_function
-from .linalg_gemm_loops import PARALLEL_MIN_WORK, arena_workspace
+from .linalg_gemm_loops import PARALLEL_MIN_WORK, arena_workspace, target_features
 
 if TYPE_CHECKING:
     from ..codegen import FunctionEmitter
@@ -81,14 +80,7 @@ def workspace_layout(m: int, n: int, k: int) -> tuple[int, int, int]:
 def has_vnni(options: object) -> bool:
     """Whether the compile's target has AVX-512 VNNI (with BW and VL, which it implies
     on every CPU that has it)."""
-    target = jit.resolve_target(
-        getattr(options, "target_cpu", None), getattr(options, "target_features", None)
-    )
-    if target.host:
-        features = set(target.features.split(","))
-    else:
-        features = {"+" + f for f in target.required_features()}
-    return {"+avx512vnni", "+avx512bw", "+avx512f"} <= features
+    return {"+avx512vnni", "+avx512bw", "+avx512f"} <= target_features(options)
 
 
 def is_int8_dot(dot: HloInstruction) -> bool:

@@ -89,15 +89,19 @@ def variant_name(
     return f"xlapy_gemm_{bits}_{et.hlo_name}_{flags}" + ("_acc" if accumulate else "")
 
 
-def vector_bits(options: object) -> int:
-    """512 where the code's target has AVX-512, 256 with AVX2 and FMA, else 128."""
+def target_features(options: object) -> set[str]:
+    """The features (``+name``) the code for ``options``' target may use."""
     target = jit.resolve_target(
         getattr(options, "target_cpu", None), getattr(options, "target_features", None)
     )
     if target.host:
-        features = set(target.features.split(","))
-    else:
-        features = {"+" + f for f in target.required_features()}
+        return set(target.features.split(","))
+    return {"+" + f for f in target.required_features()}
+
+
+def vector_bits(options: object) -> int:
+    """512 where the code's target has AVX-512, 256 with AVX2 and FMA, else 128."""
+    features = target_features(options)
     if "+avx512f" in features:
         return 512
     return 256 if {"+avx2", "+fma"} <= features else 128
@@ -474,6 +478,7 @@ __all__ = [
     "PARALLEL_MIN_WORK",
     "emit_gemm_call",
     "gemm_function",
+    "target_features",
     "variant_name",
     "vector_bits",
 ]
