@@ -38,10 +38,10 @@ from llvmlite import ir
 from ....hlo.instruction import HloInstruction
 from ....types import PrimitiveType
 from ..ir_support import for_range, i64
-from ..llvm_types import I1, I8, I8_PTR, I32, I64, KERNEL_TYPE, VOID
+from ..llvm_types import I1, I8, I8_PTR, I32, I64, VOID
 from ..runtime.native_runtime import worker_count
 from .library import Library
-from .linalg_gemm_kernel import PARALLEL_FOR_TYPE, function_to_define, module_function
+from .linalg_gemm_kernel import SlotTable, function_to_define, module_function, run_tasks
 from .linalg_gemm_loops import PARALLEL_MIN_WORK, arena_workspace, target_features
 
 if TYPE_CHECKING:
@@ -61,8 +61,7 @@ _V32 = ir.VectorType(I32, LANES)
 _MASK = ir.VectorType(I1, LANES)
 _SLOTS = ("lhs", "rhs", "out", "packed_lhs", "sums", "packed_rhs", "m", "n", "k", "kp",
           "groups", "panels", "lhs_tasks", "row_blocks", "chunk")  # fmt: skip
-_SLOT = {name: i for i, name in enumerate(_SLOTS)}
-_POINTERS = frozenset({"lhs", "rhs", "out", "packed_lhs", "sums", "packed_rhs"})
+_TABLE = SlotTable(_SLOTS, frozenset({"lhs", "rhs", "out", "packed_lhs", "sums", "packed_rhs"}))
 
 
 def _round_up(x: int, step: int) -> int:
@@ -158,43 +157,19 @@ class _Int8Gemm:
         chunks = b.select(b.icmp_signed("<", chunks, i64(1)), i64(1), chunks)
         chunk = b.udiv(b.add(panels, b.sub(chunks, i64(1))), chunks)
         chunks = b.udiv(b.add(panels, b.sub(chunk, i64(1))), chunk)
-        table = b.alloca(I8_PTR, i64(len(_SLOTS)), name="table")
-        values = {
+        table = _TABLE.fill(b, {
             "lhs": lhs, "rhs": rhs, "out": out, "packed_lhs": workspace,
             "sums": b.gep(workspace, [sums_at]), "packed_rhs": b.gep(workspace, [rhs_at]),
             "m": m, "n": n, "k": k, "kp": kp, "groups": groups, "panels": panels,
             "lhs_tasks": lhs_tasks, "row_blocks": row_blocks, "chunk": chunk,
-        }  # fmt: skip
-        for name, value in values.items():
-            if name not in _POINTERS:
-                value = b.inttoptr(value, I8_PTR)
-            b.store(value, b.gep(table, [i64(_SLOT[name])]))
-        parallel_for = module_function(self.module, "xlapy_parallel_for", PARALLEL_FOR_TYPE)
+        })  # fmt: skip
+        name = self.function.name
         for task, count in (
-            (self._task("pack", self._pack), b.add(lhs_tasks, panels)),
-            (self._task("compute", self._compute), b.mul(row_blocks, chunks)),
+            (_TABLE.task(self.module, f"{name}.pack", self._pack), b.add(lhs_tasks, panels)),
+            (_TABLE.task(self.module, f"{name}.compute", self._compute), b.mul(row_blocks, chunks)),
         ):
-            with b.if_else(parallel) as (pooled, inline):
-                with pooled:
-                    b.call(parallel_for, [task, table, count, workers])
-                with inline:
-                    b.call(task, [table, i64(0), count])
+            run_tasks(b, task, table, count, parallel, workers)
         b.ret_void()
-
-    def _task(self, what: str, body: Callable[[ir.IRBuilder, dict, ir.Value], None]) -> ir.Function:
-        """``void task(table, start, stop)``: ``body(b, slots, index)`` for each index."""
-        task = ir.Function(self.module, KERNEL_TYPE, f"{self.function.name}.{what}")
-        task.linkage = "internal"
-        b = ir.IRBuilder(task.append_basic_block("entry"))
-        table, start, stop = task.args
-        slots = {name: b.load(b.gep(table, [i64(i)]), name=name) for i, name in enumerate(_SLOTS)}
-        for name in _SLOTS:
-            if name not in _POINTERS:
-                slots[name] = b.ptrtoint(slots[name], I64)
-        with for_range(b, start, stop, "task", vectorize=False) as index:
-            body(b, slots, index)
-        b.ret_void()
-        return task
 
     # -- packing ---------------------------------------------------------------------------
     def _pack(self, b: ir.IRBuilder, s: dict, index: ir.Value) -> None:

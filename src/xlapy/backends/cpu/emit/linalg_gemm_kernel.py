@@ -12,6 +12,8 @@ stack tile: the valid part of C in, the valid part out.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from llvmlite import ir
 
 from ..ir_support import for_range, i64
@@ -213,6 +215,85 @@ class _MicroKernel:
 
 # void xlapy_parallel_for(task, table, count, workers): the pool (runtime.native_runtime).
 PARALLEL_FOR_TYPE = ir.FunctionType(VOID, [KERNEL_TYPE.as_pointer(), I8_PTR_PTR, I64, I64])
+
+
+class SlotTable:
+    """The table a GEMM hands its pool tasks: one ``i8*`` slot per named value (integers
+    as ``inttoptr``), filled by the driver and read back by every task.
+
+    Why a table: ``xlapy_parallel_for`` passes its tasks one pointer, and the GEMMs (the
+    float one, the int8 one, the skinny one) each need a dozen sizes and addresses."""
+
+    def __init__(self, slots: tuple[str, ...], pointers: frozenset[str]) -> None:
+        self.slots, self.pointers = slots, pointers
+        self.index = {name: i for i, name in enumerate(slots)}
+
+    def fill(self, b: ir.IRBuilder, values: dict[str, ir.Value]) -> ir.Value:
+        """A table on the driver's stack holding ``values`` (a subset of the slots)."""
+        table = b.alloca(I8_PTR, i64(len(self.slots)), name="table")
+        for name, value in values.items():
+            self.put(b, table, name, value)
+        return table
+
+    def put(self, b: ir.IRBuilder, table: ir.Value, name: str, value: ir.Value) -> None:
+        if value.type != I8_PTR:
+            value = b.inttoptr(b.zext(value, I64) if value.type != I64 else value, I8_PTR)
+        b.store(value, b.gep(table, [i64(self.index[name])]))
+
+    def task(
+        self,
+        module: ir.Module,
+        name: str,
+        body: Callable[[ir.IRBuilder, dict[str, ir.Value], ir.Value], None],
+        mxcsr: bool = False,
+    ) -> ir.Function:
+        """``void name(table, start, stop)``: ``body(b, values, index)`` for each index,
+        the values read from the table (i64 but for the pointers). With ``mxcsr`` the task
+        runs under the MXCSR word in the slot ``mxcsr`` (the caller's FTZ/DAZ bits, so that
+        every thread rounds alike) and puts its thread's own back afterwards."""
+        task = ir.Function(module, KERNEL_TYPE, name)
+        task.linkage = "internal"
+        b = ir.IRBuilder(task.append_basic_block("entry"))
+        table, start, stop = task.args
+        values = {
+            slot: b.load(b.gep(table, [i64(i)]), name=slot) for i, slot in enumerate(self.slots)
+        }
+        for slot in self.slots:
+            if slot not in self.pointers:
+                values[slot] = b.ptrtoint(values[slot], I64)
+        saved = None
+        if mxcsr:
+            saved, wanted = b.alloca(I32), b.alloca(I32)
+            b.store(b.trunc(values["mxcsr"], I32), wanted)
+            b.call(_mxcsr_function(module, "stmxcsr"), [b.bitcast(saved, I8_PTR)])
+            b.call(_mxcsr_function(module, "ldmxcsr"), [b.bitcast(wanted, I8_PTR)])
+        with for_range(b, start, stop, "task", vectorize=False) as index:
+            body(b, values, index)
+        if saved is not None:
+            b.call(_mxcsr_function(module, "ldmxcsr"), [b.bitcast(saved, I8_PTR)])
+        b.ret_void()
+        return task
+
+
+def _mxcsr_function(module: ir.Module, which: str) -> ir.Function:
+    return module_function(module, f"llvm.x86.sse.{which}", ir.FunctionType(VOID, [I8_PTR]))
+
+
+def run_tasks(
+    b: ir.IRBuilder,
+    task: ir.Function,
+    table: ir.Value,
+    count: ir.Value,
+    parallel: ir.Value,
+    workers: ir.Value,
+) -> None:
+    """``task`` over ``[0, count)``: on the pool where ``parallel``, else on this thread."""
+    parallel_for = module_function(b.module, "xlapy_parallel_for", PARALLEL_FOR_TYPE)
+    with b.if_else(parallel) as (pooled, inline):
+        with pooled:
+            b.call(parallel_for, [task, table, count, workers])
+        with inline:
+            b.call(task, [table, i64(0), count])
 
 
 def module_function(module: ir.Module, name: str, kind: ir.FunctionType) -> ir.Function:

@@ -36,9 +36,8 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from ....types import PrimitiveType
-from ..flush_denormals import restore
 from ..ir_support import for_range, i64
-from ..llvm_types import F32, F64, I1, I8_PTR, I32, I64, KERNEL_TYPE, VOID
+from ..llvm_types import F32, F64, I1, I8_PTR, I32, I64, VOID
 from ..runtime import jit
 from ..runtime.native_runtime import worker_count
 from .linalg_gemm_blocking import GEMM_REAL_TYPES, Blocking, blocking, workspace_bytes
@@ -49,13 +48,15 @@ from .linalg_gemm_complex import (
     emit_complex_gemm,
 )
 from .linalg_gemm_kernel import (
-    PARALLEL_FOR_TYPE,
+    SlotTable,
     emit_small_gemm,
     function_to_define,
     micro_kernel,
     module_function,
+    run_tasks,
 )
 from .linalg_gemm_pack import emit_pack_slivers
+from .linalg_gemm_skinny import SkinnyGemm, skinny_bits
 
 if TYPE_CHECKING:
     from ..codegen import FunctionEmitter
@@ -78,7 +79,7 @@ KERNEL_GROUP_BYTES = 1 << 20
 _SLOTS = ("a", "b", "c", "pack_a", "pack_b", "m", "n", "k", "lda", "ldb", "ldc",
           "g0", "panels", "kc", "chunk", "row_slivers", "row_blocks", "groups_a", "groups_b",
           "mxcsr", "direct")  # fmt: skip
-_SLOT = {name: i for i, name in enumerate(_SLOTS)}
+_TABLE = SlotTable(_SLOTS, frozenset({"a", "b", "c", "pack_a", "pack_b"}))
 
 
 def variant_name(
@@ -222,7 +223,6 @@ class _RealGemm:
         function, block = self.function, self.block
         b = ir.IRBuilder(function.append_basic_block("entry"))
         a, b_, c, m, n, k, lda, ldb, ldc, workspace, workspace_size, workers = function.args
-        table = b.alloca(I8_PTR, i64(len(_SLOTS)), name="table")
         mxcsr_word = b.alloca(I32, name="mxcsr")
         b.store(I32(0), mxcsr_word)
         if self.mxcsr:
@@ -230,11 +230,6 @@ class _RealGemm:
                 self.module, "llvm.x86.sse.stmxcsr", ir.FunctionType(VOID, [I8_PTR])
             )
             b.call(stmxcsr, [b.bitcast(mxcsr_word, I8_PTR)])
-
-        def put(name: str, value: ir.Value) -> None:
-            if value.type != I8_PTR:
-                value = b.inttoptr(b.zext(value, I64) if value.type != I64 else value, I8_PTR)
-            b.store(value, b.gep(table, [i64(_SLOT[name])]))
 
         empty = b.or_(b.icmp_signed("<=", m, i64(0)), b.icmp_signed("<=", n, i64(0)))
         with b.if_then(empty):
@@ -254,6 +249,11 @@ class _RealGemm:
                 b, self.scalar, typed, sizes, self.trans_a, self.trans_b, self.accumulate
             )
             b.ret_void()
+        if not self.trans_a and skinny_bits(block.width * self.size * 8):
+            skinny = SkinnyGemm(
+                function, self.scalar, block.width, self.trans_b, self.accumulate, self.mxcsr
+            )
+            skinny.emit(b, mxcsr_word)
         m_padded = _round_up(b, m, block.mr)
         n_padded = _round_up(b, n, block.nr)
         # The workspace holds ``span`` steps of k packed (at least one); panels of KC
@@ -297,30 +297,25 @@ class _RealGemm:
             direct = ir.Constant(I1, 0)
         groups_a = _blocks(b, slivers_a, PACK_GROUP)
         groups_b = b.select(direct, i64(0), _blocks(b, slivers_b, PACK_GROUP))
-        for name, value in (("a", a), ("b", b_), ("c", c), ("pack_a", workspace),
-                            ("pack_b", pack_b), ("m", m), ("n", n), ("k", k), ("lda", lda),
-                            ("ldb", ldb), ("ldc", ldc), ("chunk", chunk), ("kc", kc),
-                            ("row_slivers", row_slivers), ("row_blocks", row_blocks),
-                            ("groups_a", groups_a), ("groups_b", groups_b),
-                            ("direct", direct), ("mxcsr", b.load(mxcsr_word))):  # fmt: skip
-            put(name, value)
-        pack_task = self._task("pack", self._emit_pack)
-        compute_task = self._task("compute", self._emit_compute)
-        parallel_for = module_function(self.module, "xlapy_parallel_for", PARALLEL_FOR_TYPE)
+        table = _TABLE.fill(b, {
+            "a": a, "b": b_, "c": c, "pack_a": workspace, "pack_b": pack_b, "m": m, "n": n,
+            "k": k, "lda": lda, "ldb": ldb, "ldc": ldc, "chunk": chunk, "kc": kc,
+            "row_slivers": row_slivers, "row_blocks": row_blocks, "groups_a": groups_a,
+            "groups_b": groups_b, "direct": direct, "mxcsr": b.load(mxcsr_word),
+        })  # fmt: skip
+        name = self.function.name
+        pack_task = _TABLE.task(self.module, f"{name}.pack", self._emit_pack, self.mxcsr)
+        compute_task = _TABLE.task(self.module, f"{name}.compute", self._emit_compute, self.mxcsr)
         with for_range(b, 0, _blocks_of(b, k, group_steps), "group") as group:
             g0 = b.mul(group, group_steps)
             panels = _blocks_of(b, _minimum(b, group_steps, b.sub(k, g0)), kc)
-            put("g0", g0)
-            put("panels", panels)
+            _TABLE.put(b, table, "g0", g0)
+            _TABLE.put(b, table, "panels", panels)
             for task, count in (
                 (pack_task, b.mul(panels, b.add(groups_a, groups_b))),
                 (compute_task, b.mul(row_blocks, column_chunks)),
             ):
-                with b.if_else(parallel) as (pooled, inline):
-                    with pooled:
-                        b.call(parallel_for, [task, table, count, workers])
-                    with inline:
-                        b.call(task, [table, i64(0), count])
+                run_tasks(b, task, table, count, parallel, workers)
         b.ret_void()
 
     def _panel(self, b: ir.IRBuilder, s: dict, q: ir.Value) -> tuple[ir.Value, ir.Value, ir.Value]:
@@ -328,37 +323,6 @@ class _RealGemm:
         into A's and B's regions per row/column: q * KC."""
         p0 = b.add(s["g0"], b.mul(q, s["kc"]))
         return p0, _minimum(b, s["kc"], b.sub(s["k"], p0)), b.mul(q, s["kc"])
-
-    # -- tasks ---------------------------------------------------------------------------
-    def _task(self, what: str, body) -> ir.Function:  # noqa: ANN001
-        """``void task(table, start, stop)``: ``body(b, slots, index)`` for each index."""
-        task = ir.Function(self.module, KERNEL_TYPE, f"{self.function.name}.{what}")
-        task.linkage = "internal"
-        b = ir.IRBuilder(task.append_basic_block("entry"))
-        table, start, stop = task.args
-        slots = {name: b.load(b.gep(table, [i64(i)]), name=name) for i, name in enumerate(_SLOTS)}
-        for name in _SLOTS:
-            if name not in ("a", "b", "c", "pack_a", "pack_b"):
-                slots[name] = b.ptrtoint(slots[name], I64)
-        saved = None
-        if self.mxcsr:
-            saved = b.alloca(I32)
-            wanted = b.alloca(I32)
-            b.store(b.trunc(slots["mxcsr"], I32), wanted)
-            stmxcsr = module_function(
-                self.module, "llvm.x86.sse.stmxcsr", ir.FunctionType(VOID, [I8_PTR])
-            )
-            ldmxcsr = module_function(
-                self.module, "llvm.x86.sse.ldmxcsr", ir.FunctionType(VOID, [I8_PTR])
-            )
-            b.call(stmxcsr, [b.bitcast(saved, I8_PTR)])
-            b.call(ldmxcsr, [b.bitcast(wanted, I8_PTR)])
-        with for_range(b, start, stop, f"{what}_index") as index:
-            body(b, slots, index)
-        if saved is not None:
-            restore(b, saved)
-        b.ret_void()
-        return task
 
     def _typed(self, b: ir.IRBuilder, pointer: ir.Value) -> ir.Value:
         return b.bitcast(pointer, self.scalar.as_pointer())
