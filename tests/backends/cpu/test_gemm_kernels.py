@@ -246,24 +246,27 @@ _FEW_COLUMNS = [(300, 1, 37), (130, 2, 5), (77, 3, 200), (64, 4, 16), (301, 5, 3
 _FEW_ROWS = [(1, 90, 100), (5, 40, 77), (16, 13, 64), (17, 61, 35), (32, 7, 300)]
 
 
+@pytest.mark.parametrize("trans_a", [False, True], ids=["N", "T"])
 @pytest.mark.parametrize("trans_b", [False, True], ids=["N", "T"])
 @pytest.mark.parametrize("accumulate", [False, True], ids=["set", "acc"])
 @pytest.mark.parametrize("bits", sorted({256, _HOST_BITS}))
-def test_skinny_products_within_the_bound_and_the_matrices(trans_b, accumulate, bits) -> None:  # noqa: ANN001
+def test_skinny_products_within_the_bound_and_the_matrices(
+    trans_a, trans_b, accumulate, bits
+) -> None:  # noqa: ANN001
     for et in (P.F32, P.F64):
         for m, n, k in _FEW_COLUMNS + _FEW_ROWS:
-            result = _run(et, False, trans_b, accumulate, bits, m, n, k, workers=2)
+            result = _run(et, trans_a, trans_b, accumulate, bits, m, n, k, workers=2)
             _check(et, accumulate, m, n, k, result)
 
 
-def _product(bits, trans_b, accumulate, sizes, a, lda, b, ldb, c, ldc, workers):  # noqa: ANN001, ANN202
+def _product(bits, trans, accumulate, sizes, a, lda, b, ldb, c, ldc, workers):  # noqa: ANN001, ANN202
     """C after one call on these column-major buffers (guarded, as in _run)."""
     m, n, k = sizes
     inputs = [guarded_memory.guarded_copy(x, "after", read_only=True) for x in (a, b)]
     out = guarded_memory.guarded_copy(c, "after")
     size = max(64, _workspace(P.F64, bits, m, n, k))
     space = guarded_memory.guarded_array((size,), np.uint8, "after")
-    call = _gemm(P.F64, False, trans_b, accumulate, bits)
+    call = _gemm(P.F64, *trans, accumulate, bits)
     call(inputs[0].ctypes.data, inputs[1].ctypes.data, out.ctypes.data, m, n, k,
          lda, ldb, ldc, space.ctypes.data, size, workers)  # fmt: skip
     return np.array(out).reshape(-1, ldc).T
@@ -276,22 +279,30 @@ def test_skinny_results_are_the_packed_gemms_bit_for_bit() -> None:
     rng = np.random.default_rng(3)
     rows, cols, k = 70, 40, 300
     a, c = rng.standard_normal((k, rows)).ravel(), rng.standard_normal((cols, rows)).ravel()
-    for trans_b, bits, accumulate in itertools.product(
-        (False, True), sorted({256, _HOST_BITS}), (False, True)
+    for trans_a, trans_b, bits, accumulate in itertools.product(
+        (False, True), (False, True), sorted({256, _HOST_BITS}), (False, True)
     ):
         b = np.random.default_rng(4).standard_normal(cols * k)
+        lda = k if trans_a else rows
         ldb = cols if trans_b else k
-        buffers = (a, rows, b, ldb, c, rows)
-        whole = _product(bits, trans_b, accumulate, (rows, cols, k), *buffers, 1)
-        few_columns = _product(bits, trans_b, accumulate, (rows, 3, k), *buffers, 2)
-        few_rows = _product(bits, trans_b, accumulate, (5, cols, k), *buffers, 2)
-        one_column = _product(bits, trans_b, accumulate, (rows, 1, k), *buffers, 1)
+        buffers = (a, lda, b, ldb, c, rows)
+        trans = (trans_a, trans_b)
+        whole = _product(bits, trans, accumulate, (rows, cols, k), *buffers, 1)
+        few_columns = _product(bits, trans, accumulate, (rows, 3, k), *buffers, 2)
+        few_rows = _product(bits, trans, accumulate, (5, cols, k), *buffers, 2)
+        one_column = _product(bits, trans, accumulate, (rows, 1, k), *buffers, 1)
         assert np.array_equal(few_columns[:, :3], whole[:, :3])
         assert np.array_equal(few_rows[:5], whole[:5])
         assert np.array_equal(one_column[:, :1], whole[:, :1])
 
 
-def test_skinny_reads_b_in_place_without_room_to_pack_it() -> None:
-    for trans_b in (False, True):
-        result = _run(P.F32, False, trans_b, True, _HOST_BITS, 150, 6, 400, workspace=64)
+def test_skinny_without_room_to_pack_in_the_workspace() -> None:
+    # Few columns: B read in place (the few-columns path needs no workspace then).
+    # Few rows with A transposed: the packed path, given 10 steps of k (not A's 300).
+    block = blocking(P.F32, _HOST_BITS)
+    ten_steps = (-(-9 // block.mr) * block.mr + -(-70 // block.nr) * block.nr) * 4 * 10
+    for trans_a, trans_b in itertools.product((False, True), (False, True)):
+        result = _run(P.F32, trans_a, trans_b, True, _HOST_BITS, 150, 6, 400, workspace=64)
         _check(P.F32, True, 150, 6, 400, result)
+        result = _run(P.F32, trans_a, trans_b, False, _HOST_BITS, 9, 70, 300, workspace=ten_steps)
+        _check(P.F32, False, 9, 70, 300, result)

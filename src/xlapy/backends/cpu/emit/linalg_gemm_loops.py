@@ -249,11 +249,9 @@ class _RealGemm:
                 b, self.scalar, typed, sizes, self.trans_a, self.trans_b, self.accumulate
             )
             b.ret_void()
-        if not self.trans_a and skinny_bits(block.width * self.size * 8):
-            skinny = SkinnyGemm(
-                function, self.scalar, block.width, self.trans_b, self.accumulate, self.mxcsr
-            )
-            skinny.emit(b, mxcsr_word)
+        if skinny_bits(block.width * self.size * 8):
+            flags = (self.trans_a, self.trans_b, self.accumulate, self.mxcsr)
+            SkinnyGemm(function, self.scalar, block.width, *flags).emit(b, mxcsr_word)
         m_padded = _round_up(b, m, block.mr)
         n_padded = _round_up(b, n, block.nr)
         # The workspace holds ``span`` steps of k packed (at least one); panels of KC

@@ -19,8 +19,10 @@ XLA on 2 cores before this path: 1 x 1024 x 1024 2.2x its time, 256 x 1024 x 1 3
 
 Same arithmetic as the micro-kernel: ``acc = fmuladd(a[i, p], b[p, j], acc)`` for
 p = 0, ..., k - 1 from 0 (from C when accumulating), so the result is the packed
-GEMM's bit for bit. A's columns must be contiguous (A not transposed); the driver sends
-the other GEMMs to the packed path. Rows past m are masked (``llvm.masked.load`` and
+GEMM's bit for bit. A stored transposed (``x @ W^T``, PyTorch's layout) is copied in
+blocks, transposed in registers as the packed path does: on the few-columns path each
+task's 16 steps of a tile's rows into an L1 buffer, on the few-rows path all of it
+(k x m: small) into the workspace once. Rows past m are masked (``llvm.masked.load`` and
 ``store``) and columns past n are neither read past B's edge nor stored: nothing is
 read or written outside the matrices.
 """
@@ -32,6 +34,7 @@ from llvmlite import ir
 from ..ir_support import for_range, i64
 from ..llvm_types import I1, I8_PTR, I32, I64, VOID
 from .linalg_gemm_kernel import SlotTable, module_function, run_tasks
+from .linalg_gemm_pack import emit_pack_slivers
 
 SKINNY_COLUMNS = 8  # C's columns at most for the few-columns path
 SKINNY_ROW_VECTORS = 2  # C's rows at most, in vectors, for the few-rows path
@@ -52,6 +55,9 @@ _COLUMN_TILES = {512: ((1, 4), (4, 4), (8, 3)), 256: ((1, 4), (4, 3), (8, 1))}
 # are read as this many sequential streams (the prefetchers follow them) rather than
 # one tile's few cache lines from each of k rows a page or more apart.
 K_BLOCK = 16
+# With A stored transposed each of a tile's rows is contiguous over k: the task goes tile
+# by tile, through k in blocks of this many steps copied into an L1 buffer.
+TRANSPOSED_K_BLOCK = 64
 # void tile(a, b, c, lda, b_step, b_column, ldc, rows, cols, k, fresh)
 TILE_TYPE = ir.FunctionType(VOID, [I8_PTR, I8_PTR, I8_PTR] + [I64] * 7 + [I1])
 _TABLE = SlotTable(
@@ -73,6 +79,7 @@ class SkinnyGemm:
         function: ir.Function,
         scalar: ir.Type,
         width: int,
+        trans_a: bool,
         trans_b: bool,
         accumulate: bool,
         mxcsr: bool,
@@ -80,7 +87,8 @@ class SkinnyGemm:
         self.function, self.module = function, function.module
         self.scalar, self.width = scalar, width
         self.size = 4 if str(scalar) == "float" else 8
-        self.trans_b, self.accumulate, self.mxcsr = trans_b, accumulate, mxcsr
+        self.trans_a, self.trans_b = trans_a, trans_b
+        self.accumulate, self.mxcsr = accumulate, mxcsr
         self.bits = width * self.size * 8
 
     def emit(self, b: ir.IRBuilder, mxcsr_word: ir.Value) -> None:
@@ -117,12 +125,22 @@ class SkinnyGemm:
                     b.ret_void()
             b.ret_void()  # not reached: n in (0, 8] took one of the tiles
         for vectors in range(1, SKINNY_ROW_VECTORS + 1):
-            rows = b.icmp_signed("<=", m, i64(vectors * self.width))
+            lanes = vectors * self.width
+            rows = b.icmp_signed("<=", m, i64(lanes))
             if vectors > 1:
                 rows = b.and_(rows, b.icmp_signed(">", m, i64((vectors - 1) * self.width)))
+            if self.trans_a:  # A (k x m, small) copied into rows of ``lanes`` first
+                fits = b.icmp_signed("<=", b.mul(k, i64(lanes * self.size)), workspace_size)
+                rows = b.and_(rows, fits)
             with b.if_then(rows):
                 kernel = self._tile(SKINNY_ROW_COLUMNS, vectors)
                 values.update(b=b_, b_step=in_place_step, b_column=in_place_column)
+                if self.trans_a:
+                    packed = b.bitcast(workspace, self.scalar.as_pointer())
+                    source = self._a_at(b, a, lda, i64(0))
+                    emit_pack_slivers(b, source, packed, (i64(0), i64(1)), lanes, m, i64(0), k,
+                                      False, self.size, self.width)  # fmt: skip
+                    values.update(a=workspace, lda=i64(lanes))
                 team = self._team(b, parallel, workers, ROW_TASKS_PER_WORKER)
                 self._run(b, values, n, SKINNY_ROW_COLUMNS, team, parallel, workers,
                           self._row_task(kernel))  # fmt: skip
@@ -161,19 +179,41 @@ class SkinnyGemm:
             first = b.mul(index, s["per_task"])
             last = _minimum(b, tiles, b.add(first, s["per_task"]))
             k = s["k"]
-            blocks = b.udiv(b.add(k, i64(K_BLOCK - 1)), i64(K_BLOCK))
-            with for_range(b, 0, blocks, "k_block", vectorize=False) as q:
-                p0 = b.mul(q, i64(K_BLOCK))
-                steps = _minimum(b, i64(K_BLOCK), b.sub(k, p0))
+            depth = TRANSPOSED_K_BLOCK if self.trans_a else K_BLOCK
+            buffer = None
+            if self.trans_a:
+                with b.goto_entry_block():
+                    b.position_before(b.function.entry_basic_block.instructions[0])
+                    buffer = b.alloca(self.scalar, i64(rows * depth), name="a_block")
+                    buffer.align = 64
+
+            def block_of_tile(t: ir.Value, q: ir.Value) -> None:
+                p0 = b.mul(q, i64(depth))
+                steps = _minimum(b, i64(depth), b.sub(k, p0))
                 fresh = ir.Constant(I1, 0) if self.accumulate else b.icmp_signed("==", q, i64(0))
                 bp = self._at(b, s["b"], b.mul(p0, s["b_step"]))
+                i0 = b.mul(t, i64(rows))
+                count = _minimum(b, i64(rows), b.sub(s["m"], i0))
+                c = self._at(b, s["c"], i0)
+                if self.trans_a:  # the block's rows copied into an L1 buffer, transposed
+                    source = self._a_at(b, s["a"], s["lda"], i0)
+                    emit_pack_slivers(b, source, buffer, (i64(0), i64(1)), rows, count, p0,
+                                      steps, False, self.size, self.width)  # fmt: skip
+                    a, lda = b.bitcast(buffer, I8_PTR), i64(rows)
+                else:
+                    a, lda = self._at(b, s["a"], b.add(i0, b.mul(p0, s["lda"]))), s["lda"]
+                b.call(kernel, [a, bp, c, lda, s["b_step"], s["b_column"], s["ldc"],
+                                count, s["n"], steps, fresh])  # fmt: skip
+
+            blocks = b.udiv(b.add(k, i64(depth - 1)), i64(depth))
+            if self.trans_a:  # a tile's rows are contiguous over k: one tile at a time
                 with for_range(b, first, last, "tile", vectorize=False) as t:
-                    i0 = b.mul(t, i64(rows))
-                    count = _minimum(b, i64(rows), b.sub(s["m"], i0))
-                    a = self._at(b, s["a"], b.add(i0, b.mul(p0, s["lda"])))
-                    c = self._at(b, s["c"], i0)
-                    b.call(kernel, [a, bp, c, s["lda"], s["b_step"], s["b_column"], s["ldc"],
-                                    count, s["n"], steps, fresh])  # fmt: skip
+                    with for_range(b, 0, blocks, "k_block", vectorize=False) as q:
+                        block_of_tile(t, q)
+            else:
+                with for_range(b, 0, blocks, "k_block", vectorize=False) as q:
+                    with for_range(b, first, last, "tile", vectorize=False) as t:
+                        block_of_tile(t, q)
 
         name = f"{kernel.name}.task"
         return _TABLE.task(self.module, name, body, self.mxcsr)
@@ -197,6 +237,11 @@ class SkinnyGemm:
 
         name = f"{kernel.name}.task"
         return _TABLE.task(self.module, name, body, self.mxcsr)
+
+    def _a_at(self, b: ir.IRBuilder, a: ir.Value, lda: ir.Value, i0: ir.Value):  # noqa: ANN202
+        """``(lane, step) -> &A[i0 + lane, step]`` for A stored transposed."""
+        typed = b.bitcast(a, self.scalar.as_pointer())
+        return lambda lane, step: b.gep(typed, [b.add(step, b.mul(b.add(i0, lane), lda))])
 
     def _at(self, b: ir.IRBuilder, pointer: ir.Value, elements: ir.Value) -> ir.Value:
         return b.gep(pointer, [b.mul(elements, i64(self.size))])
