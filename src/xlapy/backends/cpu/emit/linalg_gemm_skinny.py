@@ -19,12 +19,13 @@ XLA on 2 cores before this path: 1 x 1024 x 1024 2.2x its time, 256 x 1024 x 1 3
 
 Same arithmetic as the micro-kernel: ``acc = fmuladd(a[i, p], b[p, j], acc)`` for
 p = 0, ..., k - 1 from 0 (from C when accumulating), so the result is the packed
-GEMM's bit for bit. A stored transposed (``x @ W^T``, PyTorch's layout) is copied in
-blocks, transposed in registers as the packed path does: on the few-columns path each
-task's 16 steps of a tile's rows into an L1 buffer, on the few-rows path all of it
-(k x m: small) into the workspace once. Rows past m are masked (``llvm.masked.load`` and
-``store``) and columns past n are neither read past B's edge nor stored: nothing is
-read or written outside the matrices.
+GEMM's bit for bit. A stored transposed (``x @ W^T``, PyTorch's layout) takes the
+few-rows path only, copied once (k x m: small) into rows of two vectors by the packed
+path's 4 x 4 register transposes; on the few-columns path the same copy in blocks cost
+more library compile time (2.5 s against 0.8 for the variant) than it saved over the
+packed path (1 x 1024 x 1024: 2.1 -> 1.8x XLA's time). Rows past m are masked
+(``llvm.masked.load`` and ``store``) and columns past n are neither read past B's edge
+nor stored: nothing is read or written outside the matrices.
 """
 
 from __future__ import annotations
@@ -55,9 +56,6 @@ _COLUMN_TILES = {512: ((1, 4), (4, 4), (8, 3)), 256: ((1, 4), (4, 3), (8, 1))}
 # are read as this many sequential streams (the prefetchers follow them) rather than
 # one tile's few cache lines from each of k rows a page or more apart.
 K_BLOCK = 16
-# With A stored transposed each of a tile's rows is contiguous over k: the task goes tile
-# by tile, through k in blocks of this many steps copied into an L1 buffer.
-TRANSPOSED_K_BLOCK = 64
 # void tile(a, b, c, lda, b_step, b_column, ldc, rows, cols, k, fresh)
 TILE_TYPE = ir.FunctionType(VOID, [I8_PTR, I8_PTR, I8_PTR] + [I64] * 7 + [I1])
 _TABLE = SlotTable(
@@ -93,15 +91,22 @@ class SkinnyGemm:
 
     def emit(self, b: ir.IRBuilder, mxcsr_word: ir.Value) -> None:
         """Where C is skinny, compute it here and return; else fall through."""
-        a, b_, c, m, n, k, lda, ldb, ldc, workspace, workspace_size, workers = self.function.args
-        in_place_step = ldb if self.trans_b else i64(1)
-        in_place_column = i64(1) if self.trans_b else ldb
+        a, _, c, m, n, k, lda, _, ldc, _, _, workers = self.function.args
         values = {"a": a, "c": c, "m": m, "n": n, "k": k, "lda": lda, "ldc": ldc,
                   "mxcsr": b.load(mxcsr_word)}  # fmt: skip
         parallel = b.and_(
             b.icmp_signed(">", workers, i64(1)),
             b.icmp_signed(">=", b.mul(b.mul(m, n), k), i64(PARALLEL_MIN_WORK)),
         )
+        if not self.trans_a:
+            self._few_columns(b, values, parallel, workers)
+        self._few_rows(b, values, parallel, workers)
+
+    def _few_columns(self, b, values, parallel, workers) -> None:  # noqa: ANN001
+        """C of at most 8 columns (A not transposed): tiles of rows, A streamed."""
+        _, b_, _, m, n, k, _, ldb, _, workspace, workspace_size, _ = self.function.args
+        in_place_step = ldb if self.trans_b else i64(1)
+        in_place_column = i64(1) if self.trans_b else ldb
         with b.if_then(b.icmp_signed("<=", n, i64(SKINNY_COLUMNS))):
             packed_bytes = b.mul(k, i64(PACKED_COLUMNS * self.size))
             fits = b.icmp_signed("<=", packed_bytes, workspace_size)
@@ -124,27 +129,36 @@ class SkinnyGemm:
                               self._column_task(kernel, rows))  # fmt: skip
                     b.ret_void()
             b.ret_void()  # not reached: n in (0, 8] took one of the tiles
-        for vectors in range(1, SKINNY_ROW_VECTORS + 1):
-            lanes = vectors * self.width
-            rows = b.icmp_signed("<=", m, i64(lanes))
-            if vectors > 1:
-                rows = b.and_(rows, b.icmp_signed(">", m, i64((vectors - 1) * self.width)))
-            if self.trans_a:  # A (k x m, small) copied into rows of ``lanes`` first
-                fits = b.icmp_signed("<=", b.mul(k, i64(lanes * self.size)), workspace_size)
-                rows = b.and_(rows, fits)
-            with b.if_then(rows):
-                kernel = self._tile(SKINNY_ROW_COLUMNS, vectors)
-                values.update(b=b_, b_step=in_place_step, b_column=in_place_column)
-                if self.trans_a:
-                    packed = b.bitcast(workspace, self.scalar.as_pointer())
-                    source = self._a_at(b, a, lda, i64(0))
-                    emit_pack_slivers(b, source, packed, (i64(0), i64(1)), lanes, m, i64(0), k,
-                                      False, self.size, self.width)  # fmt: skip
-                    values.update(a=workspace, lda=i64(lanes))
-                team = self._team(b, parallel, workers, ROW_TASKS_PER_WORKER)
-                self._run(b, values, n, SKINNY_ROW_COLUMNS, team, parallel, workers,
-                          self._row_task(kernel))  # fmt: skip
-                b.ret_void()
+
+    def _few_rows(self, b, values, parallel, workers) -> None:  # noqa: ANN001
+        """C of at most two vectors of rows: tiles of columns, B's elements broadcast. A
+        stored transposed is copied first into rows of two vectors (zero past m), which
+        the one-vector tile reads as well."""
+        a, b_, _, m, n, k, lda, ldb, _, workspace, workspace_size, _ = self.function.args
+        values.update(b=b_, b_step=ldb if self.trans_b else i64(1),
+                      b_column=i64(1) if self.trans_b else ldb)  # fmt: skip
+        lanes = SKINNY_ROW_VECTORS * self.width
+        few_rows = b.icmp_signed("<=", m, i64(lanes))
+        if self.trans_a:
+            fits = b.icmp_signed("<=", b.mul(k, i64(lanes * self.size)), workspace_size)
+            few_rows = b.and_(few_rows, fits)
+        with b.if_then(few_rows):
+            if self.trans_a:
+                packed = b.bitcast(workspace, self.scalar.as_pointer())
+                source = self._a_at(b, a, lda, i64(0))
+                emit_pack_slivers(b, source, packed, (i64(0), i64(1)), lanes, m, i64(0), k,
+                                  False, self.size, self.width)  # fmt: skip
+                values.update(a=workspace, lda=i64(lanes))
+            team = self._team(b, parallel, workers, ROW_TASKS_PER_WORKER)
+            for vectors in range(1, SKINNY_ROW_VECTORS + 1):
+                chosen = b.icmp_signed("<=", m, i64(vectors * self.width))
+                if vectors > 1:
+                    chosen = b.icmp_signed(">", m, i64((vectors - 1) * self.width))
+                with b.if_then(chosen):
+                    kernel = self._tile(SKINNY_ROW_COLUMNS, vectors)
+                    self._run(b, values, n, SKINNY_ROW_COLUMNS, team, parallel, workers,
+                              self._row_task(kernel))  # fmt: skip
+                    b.ret_void()
 
     def _team(self, b: ir.IRBuilder, parallel: ir.Value, workers: ir.Value, each: int) -> ir.Value:
         return b.select(parallel, b.mul(workers, i64(each)), i64(1))
@@ -179,41 +193,19 @@ class SkinnyGemm:
             first = b.mul(index, s["per_task"])
             last = _minimum(b, tiles, b.add(first, s["per_task"]))
             k = s["k"]
-            depth = TRANSPOSED_K_BLOCK if self.trans_a else K_BLOCK
-            buffer = None
-            if self.trans_a:
-                with b.goto_entry_block():
-                    b.position_before(b.function.entry_basic_block.instructions[0])
-                    buffer = b.alloca(self.scalar, i64(rows * depth), name="a_block")
-                    buffer.align = 64
-
-            def block_of_tile(t: ir.Value, q: ir.Value) -> None:
-                p0 = b.mul(q, i64(depth))
-                steps = _minimum(b, i64(depth), b.sub(k, p0))
+            blocks = b.udiv(b.add(k, i64(K_BLOCK - 1)), i64(K_BLOCK))
+            with for_range(b, 0, blocks, "k_block", vectorize=False) as q:
+                p0 = b.mul(q, i64(K_BLOCK))
+                steps = _minimum(b, i64(K_BLOCK), b.sub(k, p0))
                 fresh = ir.Constant(I1, 0) if self.accumulate else b.icmp_signed("==", q, i64(0))
                 bp = self._at(b, s["b"], b.mul(p0, s["b_step"]))
-                i0 = b.mul(t, i64(rows))
-                count = _minimum(b, i64(rows), b.sub(s["m"], i0))
-                c = self._at(b, s["c"], i0)
-                if self.trans_a:  # the block's rows copied into an L1 buffer, transposed
-                    source = self._a_at(b, s["a"], s["lda"], i0)
-                    emit_pack_slivers(b, source, buffer, (i64(0), i64(1)), rows, count, p0,
-                                      steps, False, self.size, self.width)  # fmt: skip
-                    a, lda = b.bitcast(buffer, I8_PTR), i64(rows)
-                else:
-                    a, lda = self._at(b, s["a"], b.add(i0, b.mul(p0, s["lda"]))), s["lda"]
-                b.call(kernel, [a, bp, c, lda, s["b_step"], s["b_column"], s["ldc"],
-                                count, s["n"], steps, fresh])  # fmt: skip
-
-            blocks = b.udiv(b.add(k, i64(depth - 1)), i64(depth))
-            if self.trans_a:  # a tile's rows are contiguous over k: one tile at a time
                 with for_range(b, first, last, "tile", vectorize=False) as t:
-                    with for_range(b, 0, blocks, "k_block", vectorize=False) as q:
-                        block_of_tile(t, q)
-            else:
-                with for_range(b, 0, blocks, "k_block", vectorize=False) as q:
-                    with for_range(b, first, last, "tile", vectorize=False) as t:
-                        block_of_tile(t, q)
+                    i0 = b.mul(t, i64(rows))
+                    count = _minimum(b, i64(rows), b.sub(s["m"], i0))
+                    a = self._at(b, s["a"], b.add(i0, b.mul(p0, s["lda"])))
+                    c = self._at(b, s["c"], i0)
+                    b.call(kernel, [a, bp, c, s["lda"], s["b_step"], s["b_column"], s["ldc"],
+                                    count, s["n"], steps, fresh])  # fmt: skip
 
         name = f"{kernel.name}.task"
         return _TABLE.task(self.module, name, body, self.mxcsr)
