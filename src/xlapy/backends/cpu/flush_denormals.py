@@ -73,6 +73,23 @@ def enter_flushed(b: ir.IRBuilder) -> ir.Value:
     return saved
 
 
+def save(b: ir.IRBuilder, into: ir.Value) -> None:
+    """Store this thread's MXCSR word at ``into`` (an i32 slot)."""
+    b.call(_intrinsic(b.module, "llvm.x86.sse.stmxcsr"), [b.bitcast(into, I8_PTR)])
+
+
+def enter_word(b: ir.IRBuilder, word: ir.Value) -> ir.Value:
+    """Save this thread's MXCSR, then run under ``word`` (an i32: another thread's
+    mode, so that pool tasks round as their caller does); returns the saved word's
+    address, for ``restore``."""
+    saved = _mxcsr_word(b, "mxcsr.saved")
+    wanted = _mxcsr_word(b, "mxcsr.wanted")
+    save(b, saved)
+    b.store(word, wanted)
+    b.call(_intrinsic(b.module, "llvm.x86.sse.ldmxcsr"), [b.bitcast(wanted, I8_PTR)])
+    return saved
+
+
 def restore(b: ir.IRBuilder, saved: ir.Value) -> None:
     """Load the caller's whole MXCSR word back (mode and status flags)."""
     b.call(_intrinsic(b.module, "llvm.x86.sse.ldmxcsr"), [b.bitcast(saved, I8_PTR)])

@@ -23,6 +23,11 @@ def i64(value: int) -> ir.Constant:
     return ir.Constant(I64, value)
 
 
+def minimum(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    """The smaller of two signed integers."""
+    return b.select(b.icmp_signed("<", x, y), x, y)
+
+
 def typed_pointer(b: ir.IRBuilder, raw: ir.Value, element_type: PrimitiveType) -> ir.Value:
     """``raw`` (an i8*) as a pointer to elements of ``element_type``."""
     return b.bitcast(raw, llvm_type(element_type).as_pointer())

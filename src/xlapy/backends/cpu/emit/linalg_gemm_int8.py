@@ -37,7 +37,7 @@ from llvmlite import ir
 
 from ....hlo.instruction import HloInstruction
 from ....types import PrimitiveType
-from ..ir_support import for_range, i64
+from ..ir_support import for_range, i64, minimum
 from ..llvm_types import I1, I8, I8_PTR, I32, I64, VOID
 from ..runtime.native_runtime import worker_count
 from .library import Library
@@ -273,9 +273,9 @@ class _Int8Gemm:
         m, n, groups = s["m"], s["n"], s["groups"]
         rb, jb = b.urem(index, s["row_blocks"]), b.udiv(index, s["row_blocks"])
         first_row = b.mul(rb, i64(ROW_BLOCK))
-        last_row = _minimum(b, m, b.add(first_row, i64(ROW_BLOCK)))
+        last_row = minimum(b, m, b.add(first_row, i64(ROW_BLOCK)))
         first_panel = b.mul(jb, s["chunk"])
-        last_panel = _minimum(b, s["panels"], b.add(first_panel, s["chunk"]))
+        last_panel = minimum(b, s["panels"], b.add(first_panel, s["chunk"]))
         tiles = b.udiv(b.add(b.sub(last_row, first_row), i64(ROWS - 1)), i64(ROWS))
         blocks = b.udiv(b.add(groups, i64(K_BLOCK - 1)), i64(K_BLOCK))
         kernel = self._micro_kernel()
@@ -283,15 +283,15 @@ class _Int8Gemm:
         sums = b.bitcast(s["sums"], I32.as_pointer())
         with for_range(b, 0, blocks, "kb", vectorize=False) as kb:
             g0 = b.mul(kb, i64(K_BLOCK))
-            count = _minimum(b, i64(K_BLOCK), b.sub(groups, g0))
+            count = minimum(b, i64(K_BLOCK), b.sub(groups, g0))
             with for_range(b, first_panel, last_panel, "jp", vectorize=False) as jp:
                 j0 = b.mul(jp, i64(PANEL))
-                columns = _minimum(b, i64(PANEL), b.sub(n, j0))
+                columns = minimum(b, i64(PANEL), b.sub(n, j0))
                 panel = b.gep(s["packed_rhs"], [b.mul(b.add(b.mul(jp, groups), g0),
                                                       i64(GROUP_BYTES))])  # fmt: skip
                 with for_range(b, 0, tiles, "rt", vectorize=False) as t:
                     i0 = b.add(first_row, b.mul(t, i64(ROWS)))
-                    rows = _minimum(b, i64(ROWS), b.sub(last_row, i0))
+                    rows = minimum(b, i64(ROWS), b.sub(last_row, i0))
                     a = b.gep(s["packed_lhs"], [b.add(b.mul(i0, s["kp"]), b.mul(g0, i64(4)))])
                     c = b.gep(out, [b.add(b.mul(i0, n), j0)])
                     b.call(kernel, [a, panel, b.bitcast(c, I8_PTR), b.bitcast(b.gep(sums, [i0]), I8_PTR),
@@ -383,10 +383,6 @@ def _splat(b: ir.IRBuilder, value: ir.Value) -> ir.Value:
     undefined = ir.Constant(_V32, ir.Undefined)
     mask = ir.Constant(ir.VectorType(I32, LANES), [0] * LANES)
     return b.shuffle_vector(b.insert_element(undefined, value, I32(0)), undefined, mask)
-
-
-def _minimum(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    return b.select(b.icmp_signed("<", x, y), x, y)
 
 
 def _align64(b: ir.IRBuilder, x: ir.Value) -> ir.Value:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
+from ..flush_denormals import enter_word, restore
 from ..ir_support import for_range, i64
 from ..llvm_types import I1, I8_PTR, I8_PTR_PTR, I32, I64, KERNEL_TYPE, VOID
 from .linalg_gemm_blocking import Blocking
@@ -261,22 +262,13 @@ class SlotTable:
         for slot in self.slots:
             if slot not in self.pointers:
                 values[slot] = b.ptrtoint(values[slot], I64)
-        saved = None
-        if mxcsr:
-            saved, wanted = b.alloca(I32), b.alloca(I32)
-            b.store(b.trunc(values["mxcsr"], I32), wanted)
-            b.call(_mxcsr_function(module, "stmxcsr"), [b.bitcast(saved, I8_PTR)])
-            b.call(_mxcsr_function(module, "ldmxcsr"), [b.bitcast(wanted, I8_PTR)])
+        saved = enter_word(b, b.trunc(values["mxcsr"], I32)) if mxcsr else None
         with for_range(b, start, stop, "task", vectorize=False) as index:
             body(b, values, index)
         if saved is not None:
-            b.call(_mxcsr_function(module, "ldmxcsr"), [b.bitcast(saved, I8_PTR)])
+            restore(b, saved)
         b.ret_void()
         return task
-
-
-def _mxcsr_function(module: ir.Module, which: str) -> ir.Function:
-    return module_function(module, f"llvm.x86.sse.{which}", ir.FunctionType(VOID, [I8_PTR]))
 
 
 def run_tasks(

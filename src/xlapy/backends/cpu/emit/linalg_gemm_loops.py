@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING
 from llvmlite import ir
 
 from ....types import PrimitiveType
-from ..ir_support import for_range, i64
+from ..flush_denormals import save
+from ..ir_support import for_range, i64, minimum
 from ..llvm_types import F32, F64, I1, I8_PTR, I32, I64, VOID
 from ..runtime import jit
 from ..runtime.native_runtime import worker_count
@@ -52,7 +53,6 @@ from .linalg_gemm_kernel import (
     emit_small_gemm,
     function_to_define,
     micro_kernel,
-    module_function,
     run_tasks,
 )
 from .linalg_gemm_pack import emit_pack_slivers
@@ -226,10 +226,7 @@ class _RealGemm:
         mxcsr_word = b.alloca(I32, name="mxcsr")
         b.store(I32(0), mxcsr_word)
         if self.mxcsr:
-            stmxcsr = module_function(
-                self.module, "llvm.x86.sse.stmxcsr", ir.FunctionType(VOID, [I8_PTR])
-            )
-            b.call(stmxcsr, [b.bitcast(mxcsr_word, I8_PTR)])
+            save(b, mxcsr_word)
 
         empty = b.or_(b.icmp_signed("<=", m, i64(0)), b.icmp_signed("<=", n, i64(0)))
         with b.if_then(empty):
@@ -260,8 +257,8 @@ class _RealGemm:
         # the workspace the callers reserve up to GROUP_BYTES).
         per_step = b.mul(b.add(m_padded, n_padded), i64(self.size))
         span = b.udiv(workspace_size, per_step)
-        span = b.select(b.icmp_signed("<", span, i64(1)), i64(1), _minimum(b, span, k))
-        kc = _minimum(b, i64(block.kc), span)
+        span = b.select(b.icmp_signed("<", span, i64(1)), i64(1), minimum(b, span, k))
+        kc = minimum(b, i64(block.kc), span)
         group_steps = b.mul(b.udiv(span, kc), kc)
         pack_b = b.gep(workspace, [b.mul(b.mul(m_padded, group_steps), i64(self.size))])
         slivers_a = b.udiv(m_padded, i64(block.mr))
@@ -281,7 +278,7 @@ class _RealGemm:
         # idle for a tenth of the time (1024^3 on 2 cores: 3 row blocks x 3 chunks).
         team = b.select(parallel, workers, i64(1))
         column_chunks = b.mul(_blocks_of(b, column_chunks, team), team)
-        column_chunks = _minimum(b, column_chunks, slivers_b)
+        column_chunks = minimum(b, column_chunks, slivers_b)
         chunk = _blocks_of(b, slivers_b, column_chunks)  # B's slivers per chunk
         column_chunks = _blocks_of(b, slivers_b, chunk)
         # B not transposed: its columns are contiguous runs, which the micro-kernel reads
@@ -306,7 +303,7 @@ class _RealGemm:
         compute_task = _TABLE.task(self.module, f"{name}.compute", self._emit_compute, self.mxcsr)
         with for_range(b, 0, _blocks_of(b, k, group_steps), "group") as group:
             g0 = b.mul(group, group_steps)
-            panels = _blocks_of(b, _minimum(b, group_steps, b.sub(k, g0)), kc)
+            panels = _blocks_of(b, minimum(b, group_steps, b.sub(k, g0)), kc)
             _TABLE.put(b, table, "g0", g0)
             _TABLE.put(b, table, "panels", panels)
             for task, count in (
@@ -320,7 +317,7 @@ class _RealGemm:
         """Panel ``q`` of the group: its first step, its depth, and its offset (elements)
         into A's and B's regions per row/column: q * KC."""
         p0 = b.add(s["g0"], b.mul(q, s["kc"]))
-        return p0, _minimum(b, s["kc"], b.sub(s["k"], p0)), b.mul(q, s["kc"])
+        return p0, minimum(b, s["kc"], b.sub(s["k"], p0)), b.mul(q, s["kc"])
 
     def _typed(self, b: ir.IRBuilder, pointer: ir.Value) -> ir.Value:
         return b.bitcast(pointer, self.scalar.as_pointer())
@@ -349,7 +346,7 @@ class _RealGemm:
 
         def pack(at, where, group, count, lanes, total, adjacent) -> None:  # noqa: ANN001
             first = b.mul(group, i64(PACK_GROUP))
-            stop = _minimum(b, count, b.add(first, i64(PACK_GROUP)))
+            stop = minimum(b, count, b.add(first, i64(PACK_GROUP)))
             padded = b.mul(b.udiv(b.add(total, i64(lanes - 1)), i64(lanes)), i64(lanes))
             region = b.gep(self._typed(b, s[where]), [b.mul(offset, padded)])
             emit_pack_slivers(
@@ -374,9 +371,9 @@ class _RealGemm:
         slivers_b = b.udiv(_round_up(b, n, block.nr), i64(block.nr))
         per_block = s["row_slivers"]
         first_a = b.mul(ib, per_block)
-        last_a = _minimum(b, slivers_a, b.add(first_a, per_block))
+        last_a = minimum(b, slivers_a, b.add(first_a, per_block))
         first_b = b.mul(jb, s["chunk"])
-        last_b = _minimum(b, slivers_b, b.add(first_b, s["chunk"]))
+        last_b = minimum(b, slivers_b, b.add(first_b, s["chunk"]))
         c = self._typed(b, s["c"])
         direct = b.trunc(s["direct"], I1)
         m_padded = b.mul(slivers_a, i64(block.mr))
@@ -389,7 +386,7 @@ class _RealGemm:
             fresh = ir.Constant(I1, 0) if self.accumulate else fresh
             with for_range(b, first_b, last_b, "jr") as t:
                 j0 = b.mul(t, i64(block.nr))
-                cols = _minimum(b, i64(block.nr), b.sub(n, j0))
+                cols = minimum(b, i64(block.nr), b.sub(n, j0))
                 packed_sliver = b.gep(pack_b, [b.mul(j0, kc)])
                 in_place = b.gep(self._typed(b, s["b"]), [b.add(p0, b.mul(j0, s["ldb"]))])
                 b_sliver = b.select(direct, in_place, packed_sliver)
@@ -397,7 +394,7 @@ class _RealGemm:
                 b_column = b.select(direct, s["ldb"], i64(1))
                 with for_range(b, first_a, last_a, "ir") as sa:
                     i0 = b.mul(sa, i64(block.mr))
-                    rows = _minimum(b, i64(block.mr), b.sub(m, i0))
+                    rows = minimum(b, i64(block.mr), b.sub(m, i0))
                     a_sliver = b.gep(pack_a, [b.mul(i0, kc)])
                     tile = b.gep(c, [b.add(i0, b.mul(j0, ldc))])
                     arguments = [b.bitcast(x, I8_PTR) for x in (a_sliver, b_sliver, tile)]
@@ -410,10 +407,6 @@ class _RealGemm:
                                 b.call(self.direct, arguments)
                             with read_packed:
                                 b.call(self.kernel, arguments)
-
-
-def _minimum(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    return b.select(b.icmp_signed("<", x, y), x, y)
 
 
 def _blocks_of(b: ir.IRBuilder, total: ir.Value, size: ir.Value) -> ir.Value:

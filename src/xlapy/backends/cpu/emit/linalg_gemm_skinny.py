@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ..ir_support import for_range, i64
+from ..ir_support import for_range, i64, minimum
 from ..llvm_types import I1, I8_PTR, I32, I64, VOID
 from .linalg_gemm_kernel import SlotTable, module_function, run_tasks
 from .linalg_gemm_pack import emit_pack_slivers
@@ -191,17 +191,17 @@ class SkinnyGemm:
         def body(b: ir.IRBuilder, s: dict, index: ir.Value) -> None:
             tiles = b.udiv(b.add(s["m"], i64(rows - 1)), i64(rows))
             first = b.mul(index, s["per_task"])
-            last = _minimum(b, tiles, b.add(first, s["per_task"]))
+            last = minimum(b, tiles, b.add(first, s["per_task"]))
             k = s["k"]
             blocks = b.udiv(b.add(k, i64(K_BLOCK - 1)), i64(K_BLOCK))
             with for_range(b, 0, blocks, "k_block", vectorize=False) as q:
                 p0 = b.mul(q, i64(K_BLOCK))
-                steps = _minimum(b, i64(K_BLOCK), b.sub(k, p0))
+                steps = minimum(b, i64(K_BLOCK), b.sub(k, p0))
                 fresh = ir.Constant(I1, 0) if self.accumulate else b.icmp_signed("==", q, i64(0))
                 bp = self._at(b, s["b"], b.mul(p0, s["b_step"]))
                 with for_range(b, first, last, "tile", vectorize=False) as t:
                     i0 = b.mul(t, i64(rows))
-                    count = _minimum(b, i64(rows), b.sub(s["m"], i0))
+                    count = minimum(b, i64(rows), b.sub(s["m"], i0))
                     a = self._at(b, s["a"], b.add(i0, b.mul(p0, s["lda"])))
                     c = self._at(b, s["c"], i0)
                     b.call(kernel, [a, bp, c, s["lda"], s["b_step"], s["b_column"], s["ldc"],
@@ -217,10 +217,10 @@ class SkinnyGemm:
         def body(b: ir.IRBuilder, s: dict, index: ir.Value) -> None:
             tiles = b.udiv(b.add(s["n"], i64(columns - 1)), i64(columns))
             first = b.mul(index, s["per_task"])
-            last = _minimum(b, tiles, b.add(first, s["per_task"]))
+            last = minimum(b, tiles, b.add(first, s["per_task"]))
             with for_range(b, first, last, "tile", vectorize=False) as t:
                 j0 = b.mul(t, i64(columns))
-                count = _minimum(b, i64(columns), b.sub(s["n"], j0))
+                count = minimum(b, i64(columns), b.sub(s["n"], j0))
                 bp = self._at(b, s["b"], b.mul(j0, s["b_column"]))
                 c = self._at(b, s["c"], b.mul(j0, s["ldc"]))
                 fresh = ir.Constant(I1, 0 if self.accumulate else 1)
@@ -348,7 +348,3 @@ class _Tile:
                     at = vector_at(c, b.add(i64(v * width), b.mul(i64(j), ldc)))
                     b.call(self.masked_store, [b.load(acc[j][v]), at, I32(self.size), masks[v]])
         b.ret_void()
-
-
-def _minimum(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    return b.select(b.icmp_signed("<", x, y), x, y)

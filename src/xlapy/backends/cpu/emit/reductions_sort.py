@@ -21,7 +21,7 @@ from ....hlo.computation import HloComputation
 from ....hlo.instruction import HloInstruction
 from ....opcode import HloOpcode
 from ..buffers import leaves
-from ..ir_support import for_range, i64, typed_pointer
+from ..ir_support import for_range, i64, minimum, typed_pointer
 from ..llvm_types import I8, NotEmittable, llvm_type
 from .loops import PARALLEL_MIN_ELEMENTS, Kernel, emit_scalar_computation
 
@@ -132,8 +132,8 @@ def emit_sort_rows(
             runs = b.udiv(b.add(last, b.mul(width, i64(2))), b.mul(width, i64(2)))
             with for_range(b, 0, runs, "run") as t:
                 lo = b.mul(t, b.mul(width, i64(2)))
-                mid = _min(b, b.add(lo, width), length)
-                hi = _min(b, b.add(lo, b.mul(width, i64(2))), length)
+                mid = minimum(b, b.add(lo, width), length)
+                hi = minimum(b, b.add(lo, b.mul(width, i64(2))), length)
                 _merge(b, order, spare, lo, mid, hi, less)
             with for_range(b, 0, length, "back") as i:
                 b.store(b.load(b.gep(spare, [i])), b.gep(order, [i]))
@@ -141,10 +141,6 @@ def emit_sort_rows(
             source = b.load(b.gep(order, [i]))
             for k in range(count):
                 b.store(value(k, source), b.gep(outputs[k], [b.add(base, i)]))
-
-
-def _min(b: ir.IRBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
-    return b.select(b.icmp_signed("<", x, y), x, y)
 
 
 def _merge(b, order, spare, lo, mid, hi, less) -> None:  # noqa: ANN001
@@ -163,8 +159,8 @@ def _merge(b, order, spare, lo, mid, hi, less) -> None:  # noqa: ANN001
     left_done = b.icmp_signed(">=", i, mid)
     right_done = b.icmp_signed(">=", j, hi)
     # Clamped reads keep every load in bounds; the selects decide what counts.
-    left = b.load(b.gep(order, [_min(b, i, b.sub(mid, i64(1)))]))
-    right = b.load(b.gep(order, [_min(b, j, b.sub(hi, i64(1)))]))
+    left = b.load(b.gep(order, [minimum(b, i, b.sub(mid, i64(1)))]))
+    right = b.load(b.gep(order, [minimum(b, j, b.sub(hi, i64(1)))]))
     both = b.and_(b.not_(left_done), b.not_(right_done))
     right_first = b.or_(left_done, b.and_(both, less(right, left)))
     b.store(b.select(right_first, right, left), b.gep(spare, [k]))
