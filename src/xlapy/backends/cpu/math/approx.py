@@ -30,8 +30,9 @@ more than exp and log do, and f32 denormals become normal doubles.
 ============  ====  =============================================================  ===  =========
 function      type  method                                                         max  points
 ============  ====  =============================================================  ===  =========
-exponential   f32   n = rint(x/ln2), r = x - n ln2 (fma Cody-Waite, its high part   1    6.2M
-                    exact), 1 + (r_hi + (r_lo + r^2 Q(r))), Q minimax degree 4;
+exponential   f32   n = x/ln2 rounded to an integer by one fma adding 1.5 2^23,     1    6.2M
+                    r = x - n ln2 (fma Cody-Waite, its high part exact),
+                    1 + (r_hi + (r_lo + r^2 Q(r))), Q minimax degree 4 by Estrin;
                     x 2^n in two steps, exact then rounding once (denormals)
 exponential   f64   same, Q degree 9                                                1    0.98M
 expm1         f32   same reduction; 2^n r_hi + (2^n - 1) rounded once, plus         1    5.7M

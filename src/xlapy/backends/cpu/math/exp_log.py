@@ -29,20 +29,20 @@ _TANH_F32 = [-0.33333316445350647, 0.13332535326480865, -0.05384605750441551, 0.
 class Reduced:
     """x + x_lo = n ln2 + r_hi + r_lo, with r_hi = x - n ln2_hi exact (fma; |r_hi| <=
     ln2/2 needs no more bits than x and n ln2_hi leave) and r_lo = x_lo - n ln2_lo;
-    ``tail`` is r^2 Q(r) for r = r_hi + r_lo, so that exp(r) - 1 = r_hi + ``low`` with
-    low = r_lo + tail."""
+    exp(r) - 1 = r_hi + ``low`` with low = r_lo + r^2 Q(r) (one fma) for r = r_hi +
+    r_lo."""
 
     def __init__(self, m: Emitter, x: ir.Value, x_lo: ir.Value | None = None) -> None:
         ln2_hi, ln2_lo = split("ln2", m.double)
-        self.n = m.rint(m.mul(x, LOG2E))
+        self.n, self.n_int = m.rint_scaled(x, LOG2E)
         self.r_hi = m.fma(self.n, -ln2_hi, x)
         self.r_lo = m.mul(self.n, -ln2_lo)
         if x_lo is not None:
             self.r_lo = m.add(self.r_lo, x_lo)
         r = m.add(self.r_hi, self.r_lo)
-        self.tail = m.mul(m.mul(r, r), m.poly(r, _EXP_F64 if m.double else _EXP_F32))
-        self.low = m.add(self.r_lo, self.tail)  # exp(r) - 1 - r_hi
-        self.n_int = m.to_int(self.n)
+        r2 = m.mul(r, r)
+        q = m.poly_estrin(r, _EXP_F64 if m.double else _EXP_F32, r2)
+        self.low = m.fma(r2, q, self.r_lo)  # exp(r) - 1 - r_hi
 
 
 def exp_scaled(m: Emitter, x: ir.Value, x_lo: ir.Value | None = None) -> ir.Value:
@@ -53,7 +53,7 @@ def exp_scaled(m: Emitter, x: ir.Value, x_lo: ir.Value | None = None) -> ir.Valu
     if x_lo is not None:  # past the clamp, x_lo no longer belongs to x
         x_lo = m.select(m.cmp("==", clamped, x), x_lo, 0.0)
     red = Reduced(m, clamped, x_lo)
-    return m.ldexp(m.add(1.0, m.add(red.r_hi, red.low)), red.n_int)
+    return m.ldexp_one_plus(m.add(red.r_hi, red.low), red.n_int)
 
 
 def exp(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
@@ -64,7 +64,7 @@ def exp(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
 def expm1_clamped(m: Emitter, x: ir.Value) -> ir.Value:
     """expm1 for x in [low, 88] (f32) / [low, 709] (f64), where 2^n is a normal float:
     2^n (exp(r) - 1) + (2^n - 1), grouped as 2^n r_hi + (2^n - 1) (one rounding) plus
-    2^n (r_lo + tail) (small), so nothing cancels for n = +-1."""
+    2^n low (small), so nothing cancels for n = +-1."""
     red = Reduced(m, x)
     scale = m.pow2(red.n_int)
     head = m.fma(scale, red.r_hi, m.sub(scale, 1.0))
