@@ -173,8 +173,37 @@ def run_jax(w: Workload, expected: Any) -> Prepared:
     result = {
         "compile_seconds": compile_seconds,
         "check": compare(np.asarray(compiled(*args)), expected, w.rtol, w.atol),
+        "library_kernels": library_kernels(compiled.as_text()),
     }
     return result, lambda: compiled(*args).block_until_ready()
+
+
+# XLA:CPU's kernels that are not generated for --xla_cpu_max_isa, by how the optimized
+# HLO shows them: YNNPACK/XNNPACK/oneDNN fusions (XLA 0.10 sends reductions, dots and
+# convolutions to YNNPACK), oneDNN custom calls, and the runtime's own dot and
+# convolution kernels compiled into jaxlib.
+_LIBRARY_MARKERS = (
+    ('"kind":"__ynn_fusion"', "YNNPACK"),
+    ('"kind":"__xnn_fusion"', "XNNPACK"),
+    ('"kind":"__onednn_fusion"', "oneDNN"),
+    ('custom_call_target="__onednn', "oneDNN"),
+)
+
+
+def library_kernels(optimized_hlo: str) -> list[str]:
+    """The libraries XLA's executable calls whose instruction set they pick themselves
+    from CPUID (``--xla_cpu_max_isa`` reaches only XLA's generated code).
+
+    Why: on the AVX2 path such a kernel still runs AVX-512 code on an AVX-512 host, so
+    xlapy's AVX2 code would be compared with XLA's AVX-512 code (1024^3 matmul at 175
+    GFLOP/s under the AVX2 flag, above the AVX2 peak of 166). A library found only as a
+    plain ``dot``/``convolution`` outside any library fusion is XLA's runtime kernel."""
+    found = [name for marker, name in _LIBRARY_MARKERS if marker in optimized_hlo]
+    if not found and any(
+        f" {op}(" in line for line in optimized_hlo.splitlines() for op in ("dot", "convolution")
+    ):
+        found.append("XLA's runtime dot/convolution")
+    return sorted(set(found))
 
 
 def prepare_engines(
