@@ -41,7 +41,7 @@ class Reduced:
             self.r_lo = m.add(self.r_lo, x_lo)
         r = m.add(self.r_hi, self.r_lo)
         r2 = m.mul(r, r)
-        q = m.poly_estrin(r, _EXP_F64 if m.double else _EXP_F32, r2)
+        q = m.poly(r, _EXP_F64 if m.double else _EXP_F32, r2)
         self.low = m.fma(r2, q, self.r_lo)  # exp(r) - 1 - r_hi
 
 
@@ -107,7 +107,7 @@ def _log_parts(m: Emitter, e: ir.Value, f: ir.Value, correction: ir.Value | floa
     s = m.div(f, m.add(2.0, f))
     z = m.mul(s, s)
     h = m.mul(m.mul(f, f), 0.5)
-    r = m.mul(z, m.poly_estrin(z, LOG_F64 if m.double else _LOG_F32))
+    r = m.mul(z, m.poly(z, LOG_F64 if m.double else _LOG_F32))
     small = m.fma(s, m.add(h, r), m.fma(e, ln2_lo, correction))
     return m.fma(e, ln2_hi, m.sub(f, m.sub(h, small)))
 
@@ -155,7 +155,7 @@ def tanh(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
         e = expm1_clamped(m, m.mul(m.min(a, 20.0), 2.0))
         big = m.sub(1.0, m.div(2.0, m.add(e, 2.0)))
         z = m.mul(a, a)
-        small = m.fma(m.mul(a, z), m.poly_estrin(z, _TANH_F32), a)
+        small = m.fma(m.mul(a, z), m.poly(z, _TANH_F32), a)
         value = m.select(m.cmp("<", a, 0.55), small, big)
     return m.keep_nan(x, m.copysign(value, x))
 

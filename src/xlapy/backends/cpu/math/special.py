@@ -75,13 +75,13 @@ def erf(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     a = d.abs(xd)
     if not m.double:
         # |x| < 1: x E(x^2); below 4: 1 - exp(-x^2) erfcx(x); past it 1 (in f32).
-        small = d.mul(xd, d.poly_estrin(d.mul(xd, xd), _ERF_SMALL_LP))
+        small = d.mul(xd, d.poly(d.mul(xd, xd), _ERF_SMALL_LP))
         limited = d.min(a, 4.0)
-        erfcx = d.poly_estrin(d.sub(limited, 2.5), _ERFCX_LP)
+        erfcx = d.poly(d.sub(limited, 2.5), _ERFCX_LP)
         big = d.sub(1.0, d.mul(exp_scaled(d, d.neg(d.mul(limited, limited))), erfcx))
         split_at, saturate = 1.0, 4.0
     else:
-        small = d.fma(xd, d.poly_estrin(d.mul(xd, xd), _ERF_SMALL_F64), xd)
+        small = d.fma(xd, d.poly(d.mul(xd, xd), _ERF_SMALL_F64), xd)
         limited = d.min(a, 6.0)
         # The piece's centre and coefficients, chosen by selects.
         above = [d.cmp(">=", limited, edge) for edge in _ERFCX_EDGES[1:-1]]
@@ -96,7 +96,7 @@ def erf(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
         t = d.sub(limited, pick(centres))
         degree = max(len(c) for c in _ERFCX_F64)
         padded = [c + [0.0] * (degree - len(c)) for c in _ERFCX_F64]
-        erfcx = d.poly_estrin(t, [pick([p[k] for p in padded]) for k in range(degree)])
+        erfcx = d.poly(t, [pick([p[k] for p in padded]) for k in range(degree)])
         # exp(-x^2) with x^2 = h + l exactly.
         h = d.mul(limited, limited)
         low = d.fma(limited, limited, d.neg(h))
@@ -140,7 +140,7 @@ def _log_double_double(d: Emitter, a: ir.Value) -> tuple[ir.Value, ir.Value]:
     z_lo = d.fma(d.add(s, s), s_lo, d.fma(s, s, d.neg(z)))
     r = d.mul(z, LOG_F64[0])
     r_lo = d.fma(
-        d.mul(z, z), d.poly_estrin(z, LOG_F64[1:]), d.fma(z_lo, LOG_F64[0], d.fma(z, LOG_F64[0], d.neg(r)))
+        d.mul(z, z), d.poly(z, LOG_F64[1:]), d.fma(z_lo, LOG_F64[0], d.fma(z, LOG_F64[0], d.neg(r)))
     )
     sq = d.mul(f, f)
     h, h_lo = d.mul(sq, 0.5), d.mul(d.fma(f, f, d.neg(sq)), 0.5)

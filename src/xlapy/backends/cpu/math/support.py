@@ -210,21 +210,14 @@ class Emitter:
     def max(self, x: Operand, y: Operand) -> ir.Value:
         return self._intrinsic("maxnum", x, y)
 
-    def poly(self, t: ir.Value, coefficients: Sequence[float]) -> ir.Value:
-        """sum c_k t^k (Horner, with fma), lowest coefficient first."""
-        acc = self.c(coefficients[-1])
-        for c in reversed(coefficients[:-1]):
-            acc = self.fma(acc, t, c)
-        return acc
-
-    def poly_estrin(
+    def poly(
         self, t: ir.Value, coefficients: Sequence[float], t2: ir.Value | None = None
     ) -> ir.Value:
         """sum c_k t^k by Estrin's scheme (pairs c_2i + c_2i+1 t, then pairs of those
         with t^2, t^4, ...), lowest coefficient first; ``t2`` is t*t if the caller has it.
 
-        Why: Horner's n fmas form one chain of n fma latencies; Estrin's is about
-        log2(n) + 1 deep. In a vectorized loop the chain, not the count, sets the speed:
+        Why not Horner's rule: its n fmas form one chain of n fma latencies; Estrin's is
+        about log2(n) + 1 deep. In a vectorized loop the chain, not the count, sets the speed:
         the scheduler holds every instruction still waiting for its operands, so a long
         chain keeps few iterations in flight (exp on AVX2 ran 1.3x faster). The rounding
         differs from Horner's in the last bit at most; the accuracy tests bound both."""

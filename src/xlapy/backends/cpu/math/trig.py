@@ -124,13 +124,13 @@ def _sin_cos(d: Emitter, r: ir.Value, r_lo: ir.Value, double: bool) -> tuple[ir.
     """sin and cos of r + r_lo, |r| <= pi/4 (+ a hair)."""
     z = d.mul(r, r)
     if not double:
-        sin = d.fma(d.mul(r, z), d.poly_estrin(z, _SIN_LP), r)
-        cos = d.fma(d.mul(z, z), d.poly_estrin(z, _COS_LP), d.fma(z, -0.5, 1.0))
+        sin = d.fma(d.mul(r, z), d.poly(z, _SIN_LP), r)
+        cos = d.fma(d.mul(z, z), d.poly(z, _COS_LP), d.fma(z, -0.5, 1.0))
         return sin, cos
-    sin = d.add(r, d.fma(d.mul(r, z), d.poly_estrin(z, _SIN_F64), d.mul(r_lo, d.fma(z, -0.5, 1.0))))
+    sin = d.add(r, d.fma(d.mul(r, z), d.poly(z, _SIN_F64), d.mul(r_lo, d.fma(z, -0.5, 1.0))))
     half = d.mul(z, 0.5)
     w = d.sub(1.0, half)
-    small = d.fma(d.mul(z, z), d.poly_estrin(z, _COS_F64), d.neg(d.mul(r, r_lo)))
+    small = d.fma(d.mul(z, z), d.poly(z, _COS_F64), d.neg(d.mul(r, r_lo)))
     cos = d.add(w, d.add(d.sub(d.sub(1.0, w), half), small))
     return sin, cos
 
@@ -197,7 +197,7 @@ def atan2(b: ir.IRBuilder, y: ir.Value, x: ir.Value) -> ir.Value:
     u = d.select(big, u, t)
     z = d.mul(u, u)
     coefficients = _ATAN_F64 if m.double else _ATAN_LP
-    atan_u = d.fma(d.mul(u, z), d.poly_estrin(z, coefficients), u)
+    atan_u = d.fma(d.mul(u, z), d.poly(z, coefficients), u)
     # theta = base + atan(u), base = pi/4 or 0, carried as hi + lo.
     hi = d.select(big, _PIO4_HI, 0.0)
     lo = d.select(big, _PIO4_LO, 0.0)
