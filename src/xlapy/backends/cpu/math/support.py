@@ -219,8 +219,8 @@ class Emitter:
         Why not Horner's rule: its n fmas form one chain of n fma latencies; Estrin's is
         about log2(n) + 1 deep. In a vectorized loop the chain, not the count, sets the speed:
         the scheduler holds every instruction still waiting for its operands, so a long
-        chain keeps few iterations in flight (exp on AVX2 ran 1.3x faster). The rounding
-        differs from Horner's in the last bit at most; the accuracy tests bound both."""
+        chain keeps few iterations in flight (exp on AVX2: 1.2x faster). The rounding
+        differs from Horner's in the last bit at most; the accuracy tests bound it."""
         terms = [self.c(c) for c in coefficients]
         power = t
         while len(terms) > 1:
