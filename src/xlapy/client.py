@@ -206,6 +206,9 @@ class Executable:
         # Global shapes and entry shardings when the program runs one piece per partition.
         self.sharded_signature = sharded
         self._fast_call = getattr(backend_executable, "call_numpy", None)
+        # Whether _donate can have anything to do (read once: __call__ is the hot path).
+        alias = self.hlo_module.config.input_output_alias
+        self._may_donate = alias is not None and bool(alias.entries)
         entry = module.entry.program_shape
         self.program_shape = ProgramShape(entry.parameters, entry.result, entry.parameter_names)
 
@@ -387,7 +390,7 @@ class Executable:
         if self._fast_call is not None:
             result = self._fast_call(arguments)
             if result is not None:
-                return self._donate(arguments, result)
+                return self._donate(arguments, result) if self._may_donate else result
         literals = [
             self.client._literal_of(a)
             if isinstance(a, GlobalData)

@@ -21,6 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from threading import get_ident
 from typing import Any
 
 import numpy as np
@@ -314,20 +315,23 @@ class CpuExecutable:
             outputs = [
                 arguments[donated[k]] if k in donated else self._output(k) for k in self._leaf_range
             ]
+        elif self._single_result:
+            outputs = [self._output(0)]
         else:
             outputs = [self._output(k) for k in self._leaf_range]
         if type(arguments) is not tuple:
             arguments = tuple(arguments)
-        if self._lock.acquire(blocking=False):
-            self._owner = threading.get_ident()
-            try:
-                status = fast(self._fast_address, arguments, outputs)
-                error, self._run.error = self._run.error, None
-            finally:
-                self._owner = None
-                self._lock.release()
-        else:
+        lock = self._lock
+        if not lock.acquire(blocking=False):
             return None
+        self._owner = get_ident()
+        try:
+            status = fast(self._fast_address, arguments, outputs)
+            if status:  # the run's error, read while the run is still this thread's
+                error, self._run.error = self._run.error, None
+        finally:
+            self._owner = None
+            lock.release()
         if status == 0:
             if self._single_result:
                 return outputs[0]
