@@ -13,7 +13,10 @@ Beyond the main table (the host's own code path, AVX-512 where the host has it),
 run also makes:
 
 * the same table on the AVX2 code path, in a process of its own with every engine held
-  to AVX2 (``AVX2_ENVIRONMENT``) and read against the AVX2 peak;
+  to AVX2 (``AVX2_ENVIRONMENT``) and read against the AVX2 peak, as far as the flags
+  reach: XLA's library kernels (YNNPACK, its runtime dots) pick their instruction set
+  from CPUID, so the rows that use them are marked (``timing.library_kernels``) and
+  left out of the AVX2 speed target;
 * the "under load" table: each workload timed again on xlapy and JAX while another
   process keeps one core busy (``benchmarks.load``), as slowdowns over the quiet times;
 * the size sweeps and their plots (``benchmarks.sweep``), next to the markdown report.
@@ -49,8 +52,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 FULL = Schedule(budget=0.5, rounds=5, settle=0.2)  # ~1.5 s of calls per workload
 QUICK = Schedule(budget=0.03, rounds=2, settle=0.05)  # checks the harness, fast
-# Every engine on AVX2: xlapy's generated code (jit.resolve_target), XLA's
-# (--xla_cpu_max_isa) and the OpenBLAS kernels numpy and xlapy's dots call.
+# Every engine on AVX2: xlapy's generated code (jit.resolve_target), XLA's generated
+# code (--xla_cpu_max_isa; not its library kernels: timing.library_kernels) and the
+# OpenBLAS kernels numpy and xlapy's dots call.
 AVX2_ENVIRONMENT = {"XLAPY_CPU_TARGET": "x86-64-v3", "OPENBLAS_CORETYPE": "Haswell"}
 AVX2_XLA_FLAG = "--xla_cpu_max_isa=AVX2"
 LOADED_ENGINES = ("xlapy", "jax")
