@@ -382,12 +382,11 @@ def _avx2_section(report: dict) -> list[str]:
         lines += [
             "",
             f"† XLA ran these through libraries ({', '.join(library)}) that choose their "
-            "instruction set from CPUID: `--xla_cpu_max_isa` holds only the code XLA "
-            "generates, so on this AVX-512 host they ran AVX-512 code (XLA's 1024^3 "
-            "matmul reached 175 GFLOP/s under the AVX2 flag, above the AVX2 peak). Those "
-            "rows compare xlapy's AVX2 code with XLA's AVX-512 code; XLA on a CPU without "
-            "AVX-512 would be no faster, so their ratios are upper bounds, and the AVX2 "
-            "speed target counts the other rows.",
+            "instruction set from CPUID at run time: `--xla_cpu_max_isa` holds only the code "
+            "XLA generates (its optimized HLO shows the library calls), so on a host with "
+            "AVX-512 they ran AVX-512 code. Those rows compare xlapy's AVX2 code with XLA's "
+            "AVX-512 code; XLA on a CPU without AVX-512 would be no faster, so their ratios "
+            "are upper bounds, and the AVX2 speed target counts the other rows.",
         ]
     return lines
 
