@@ -61,13 +61,14 @@ def exp(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     return m.keep_nan(x, exp_scaled(m, x))
 
 
-def expm1_clamped(m: Emitter, x: ir.Value) -> ir.Value:
+def expm1_clamped(m: Emitter, x: ir.Value, plus: float = 0.0) -> ir.Value:
     """expm1 for x in [low, 88] (f32) / [low, 709] (f64), where 2^n is a normal float:
     2^n (exp(r) - 1) + (2^n - 1), grouped as 2^n r_hi + (2^n - 1) (one rounding) plus
-    2^n low (small), so nothing cancels for n = +-1."""
+    2^n low (small), so nothing cancels for n = +-1. ``plus``: expm1(x) + plus with no
+    rounding of its own (2^n - 1 + plus instead of 2^n - 1), for tanh's e + 2."""
     red = Reduced(m, x)
     scale = m.pow2(red.n_int)
-    head = m.fma(scale, red.r_hi, m.sub(scale, 1.0))
+    head = m.fma(scale, red.r_hi, m.sub(scale, 1.0 - plus))
     return m.fma(scale, red.low, head)
 
 
@@ -152,8 +153,8 @@ def tanh(b: ir.IRBuilder, x: ir.Value) -> ir.Value:
     else:
         # Below 0.55 (tanh < 1/2) the quotient's roundings would cost up to 2.5 ULPs:
         # an odd polynomial there; above, 1 - 2/(e + 2) has its errors scaled by < 1/2.
-        e = expm1_clamped(m, m.mul(m.min(a, 20.0), 2.0))
-        big = m.sub(1.0, m.div(2.0, m.add(e, 2.0)))
+        e_plus_2 = expm1_clamped(m, m.mul(m.min(a, 20.0), 2.0), plus=2.0)
+        big = m.sub(1.0, m.div(2.0, e_plus_2))
         z = m.mul(a, a)
         small = m.fma(m.mul(a, z), m.poly(z, _TANH_F32), a)
         value = m.select(m.cmp("<", a, 0.55), small, big)
