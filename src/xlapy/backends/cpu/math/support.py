@@ -215,6 +215,8 @@ class Emitter:
     ) -> ir.Value:
         """sum c_k t^k by Estrin's scheme (pairs c_2i + c_2i+1 t, then pairs of those
         with t^2, t^4, ...), lowest coefficient first; ``t2`` is t*t if the caller has it.
+        Up to three coefficients without ``t2``: Horner's rule, as deep and one product
+        fewer.
 
         Why not Horner's rule: its n fmas form one chain of n fma latencies; Estrin's is
         about log2(n) + 1 deep. In a vectorized loop the chain, not the count, sets the speed:
@@ -222,6 +224,13 @@ class Emitter:
         chain keeps few iterations in flight (exp on AVX2: 1.2x faster). The rounding
         differs from Horner's in the last bit at most; the accuracy tests bound it."""
         terms = [self.c(c) for c in coefficients]
+        if len(terms) <= 3 and t2 is None:
+            # Horner: as deep as Estrin here (two fmas vs a product beside an fma, then
+            # an fma), without Estrin's extra product.
+            acc = terms[-1]
+            for c in reversed(terms[:-1]):
+                acc = self.fma(acc, t, c)
+            return acc
         power = t
         while len(terms) > 1:
             paired = [self.fma(terms[k + 1], power, terms[k]) for k in range(0, len(terms) - 1, 2)]
