@@ -125,10 +125,6 @@ class Emitter:
     def from_bits(self, n: ir.Value) -> ir.Value:
         return self.b.bitcast(n, self.ty)
 
-    def to_int(self, x: ir.Value) -> ir.Value:
-        """An integral float (in the integer's range) as an integer."""
-        return self.b.fptosi(x, self.int)
-
     def to_float(self, n: ir.Value) -> ir.Value:
         return self.b.sitofp(n, self.ty)
 
@@ -277,17 +273,13 @@ class Emitter:
         """2^n for an integer n in the normal exponent range, as a float."""
         return self.from_bits(self.ishl(self.iadd(n, self.bias), self.mantissa))
 
-    def ldexp(self, x: ir.Value, n: ir.Value) -> ir.Value:
-        """x * 2^n for |n| up to about twice the exponent range, in two exact-or-final
-        steps: x * 2^(n/2) stays normal, so only the second product rounds, which makes
-        denormal results correctly rounded and overflow exactly IEEE's."""
-        half = self.iashr(n, 1)
-        return self.mul(self.mul(x, self.pow2(half)), self.pow2(self.isub(n, half)))
-
     def ldexp_one_plus(self, s: ir.Value, n: ir.Value) -> ir.Value:
-        """``ldexp(1 + s, n)`` with the same bits, for 1 + s near 1: (1 + s) 2^(n/2) is
-        fma(s, 2^(n/2), 2^(n/2)) (scaling by a power of two commutes with rounding while
-        the result stays normal), one operation's latency fewer on the critical path."""
+        """(1 + s) 2^n for 1 + s near 1 and |n| up to about twice the exponent range, in
+        two exact-or-final steps: (1 + s) 2^(n/2) stays normal, so only the second product
+        rounds, which makes denormal results correctly rounded and overflow exactly
+        IEEE's. The first step is fma(s, 2^(n/2), 2^(n/2)), the same bits as rounding
+        1 + s and scaling it (scaling by a power of two commutes with rounding while the
+        result stays normal), one operation's latency fewer on the critical path."""
         half = self.iashr(n, 1)
         scale = self.pow2(half)
         return self.mul(self.fma(s, scale, scale), self.pow2(self.isub(n, half)))
