@@ -7,7 +7,7 @@ folded into the FMA); with AVX2's 16, 2 vectors x 6 columns (12 accumulators). N
 targets (aarch64's NEON in ahead-of-time objects, SSE) take 2 vectors x 4.
 
 Cache blocks as BLIS chooses them: a packed sliver of B (``KC x NR``) stays in L1
-while the slivers of A stream past it, so KC is about 9/16 of L1 over ``NR`` elements; a
+while the slivers of A stream past it, so KC is about 3/4 of L1 over ``NR`` elements; a
 block of packed A (``MC x KC``) stays in L2 while the block's columns go by, so MC is
 about half of L2 over KC elements. The cache sizes are read once per process from
 ``/sys/devices/system/cpu/cpu0/cache`` (32 KiB L1 and 1 MiB L2 where unknown). The
@@ -28,10 +28,12 @@ P = PrimitiveType
 _CACHE_ROOT = Path("/sys/devices/system/cpu/cpu0/cache")
 _DEFAULT_L1 = 32 * 1024
 _DEFAULT_L2 = 1024 * 1024
-# The part of L1 a packed sliver of B (KC x NR) may fill: 9/16, BLIS's choice for
-# Skylake-X (KC 384 for f32 with 12 columns in 32 KiB). 40% (KC 272) made C go through
-# four passes in a 1024^3 GEMM instead of three: 1.15x slower on two cores (docs/gemm.md).
-B_SLIVER_SHARE_OF_L1 = 0.5625
+# The part of L1 a packed sliver of B (KC x NR) may fill: 3/4 (KC 512 for f32 with 12
+# columns in 32 KiB; BLIS takes 384 on Skylake-X). Measured on two cores of a Cascade
+# Lake, variants taking turns: against 40% (KC 272, four passes over C in a 1024^3 GEMM
+# instead of two) 1.10x faster; against 9/16 1.01-1.04x (f32 1024^3, 2048^3, k 1000 and
+# 4096), f64 1.05x, AVX2 1.03-1.09x; 7/8 and all of L1 were slower again (docs/gemm.md).
+B_SLIVER_SHARE_OF_L1 = 0.75
 # (vectors of A per tile, columns per tile) by vector width in bits.
 _REGISTER_TILES = {512: (2, 12), 256: (2, 6), 128: (2, 4)}
 GEMM_REAL_TYPES = frozenset({P.F32, P.F64})
