@@ -41,7 +41,13 @@ from ..ir_support import for_range, i64, minimum
 from ..llvm_types import I1, I8, I8_PTR, I32, I64, VOID
 from ..runtime.native_runtime import worker_count
 from .library import Library
-from .linalg_gemm_kernel import SlotTable, function_to_define, module_function, run_tasks
+from .linalg_gemm_kernel import (
+    PREFETCH_TYPE,
+    SlotTable,
+    function_to_define,
+    module_function,
+    run_tasks,
+)
 from .linalg_gemm_loops import PARALLEL_MIN_WORK, arena_workspace, target_features
 
 if TYPE_CHECKING:
@@ -340,9 +346,7 @@ class _Int8Gemm:
 
         # The next tile's (6 rows below) lines of out, fetched while this one computes:
         # rows 4 KiB apart defeat the hardware prefetcher. A prefetch never faults.
-        prefetch = module_function(
-            self.module, "llvm.prefetch.p0", ir.FunctionType(VOID, [I8_PTR, I32, I32, I32])
-        )
+        prefetch = module_function(self.module, "llvm.prefetch.p0", PREFETCH_TYPE)
         for r in range(ROWS, 2 * ROWS):
             for v in range(len(masks)):
                 b.call(prefetch, [b.bitcast(c_at(r, v), I8_PTR), I32(1), I32(3), I32(1)])
